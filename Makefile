@@ -1,0 +1,46 @@
+# perf_event, rewritten: build, boot and test entry points.
+# See README.md.  Everything generated lives under out/.
+
+PERFVM := tools/testing/perf-vm
+KERNEL ?= all
+
+.PHONY: all run check stock debug kernel deps prepare selftests patches bench clean help
+
+all: run
+
+help:
+	@echo "make run      build our kernel, boot it in QEMU, run perf stat"
+	@echo "make check    build our kernels and run every test (KERNEL=stock: the base)"
+	@echo "make stock    build the unmodified base kernel with the same config"
+	@echo "make patches  write the series to out/patches and checkpatch it"
+	@echo "make bench    benchmarks, stock against ours"
+
+deps:
+	@$(PERFVM)/deps.sh
+
+prepare: deps
+	@$(PERFVM)/prepare.sh >/dev/null
+
+kernel: prepare
+	@$(PERFVM)/build.sh qemu >/dev/null
+
+debug: prepare
+	@$(PERFVM)/build.sh debug >/dev/null
+
+stock: prepare
+	@$(PERFVM)/build.sh stock >/dev/null
+
+run: prepare
+	@$(PERFVM)/run.sh
+
+check: prepare
+	@$(PERFVM)/check.sh $(KERNEL)
+
+patches: prepare
+	@$(PERFVM)/patches.sh
+
+bench: prepare
+	@$(PERFVM)/bench.sh
+
+clean:
+	rm -rf out/build out/vm out/patches

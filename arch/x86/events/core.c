@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * x86 glue of the perf core.
+ *
+ * There is no hardware counter driver yet: hardware, cache and raw events
+ * find no PMU and fail with -ENOENT, which is also what happens on a CPU
+ * without a PMU (QEMU's TCG).  What remains here are the hooks the rest of
+ * the x86 kernel and the perf core call.
+ */
+#include <linux/perf_event.h>
+#include <linux/ptrace.h>
+
+#include <asm/perf_event.h>
+#include <asm/mmu_context.h>
+#include <asm/intel_ds.h>
+
+/* Whether user space may use rdpmc regardless of mapped events (sysfs). */
+DEFINE_STATIC_KEY_FALSE(rdpmc_never_available_key);
+DEFINE_STATIC_KEY_FALSE(rdpmc_always_available_key);
+
+#ifdef CONFIG_CPU_SUP_INTEL
+/* The PEBS/BTS save area; the CPU entry area maps it on every CPU. */
+DEFINE_PER_CPU_PAGE_ALIGNED(struct debug_store, cpu_debug_store);
+#endif
+
+/**
+ * perf_events_lapic_init - program the local APIC's performance vector
+ *
+ * Nothing to program without a counter driver.
+ */
+void perf_events_lapic_init(void)
+{
+}
+
+/**
+ * perf_check_microcode - re-check errata after a microcode update
+ */
+void perf_check_microcode(void)
+{
+}
+
+/**
+ * perf_clear_dirty_counters - clear counters user space could read by rdpmc
+ *
+ * Called on a switch of mm; nothing is ever exposed to rdpmc here.
+ */
+void perf_clear_dirty_counters(void)
+{
+}
+
+/**
+ * perf_instruction_pointer - the instruction pointer a sample reports
+ * @regs: the sampled registers
+ *
+ * Return: the address.
+ */
+unsigned long perf_instruction_pointer(struct pt_regs *regs)
+{
+	return regs->ip;
+}
+
+/**
+ * perf_misc_flags - the cpumode bits of a sample's header
+ * @regs: the sampled registers
+ *
+ * Return: PERF_RECORD_MISC_USER or PERF_RECORD_MISC_KERNEL.
+ */
+unsigned long perf_misc_flags(struct pt_regs *regs)
+{
+	return user_mode(regs) ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;
+}
+
+/**
+ * perf_event_print_debug - dump the PMU's registers (sysrq)
+ */
+void perf_event_print_debug(void)
+{
+	pr_info("perf: no hardware PMU driver\n");
+}
+
+/**
+ * arch_perf_update_userpage - the architecture's part of the control page
+ * @event: the event
+ * @userpg: the page
+ * @now: the current time
+ */
+void arch_perf_update_userpage(struct perf_event *event,
+			       struct perf_event_mmap_page *userpg, u64 now)
+{
+}

@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Contexts: creating and finding them, their per-PMU parts, adding events
+ * to them and taking events out, and running a change where a context is
+ * live.
+ *
+ * Locking rules of the perf core (internal.h repeats the order):
+ *
+ *  task->perf_event_mutex  guards task->perf_event_ctxp being set (here)
+ *                          and cleared (exit), and task->perf_event_list.
+ *  ctx->mutex              serialises changes of membership: events and
+ *                          groups joining or leaving, and the user-driven
+ *                          state changes (ioctl, prctl, exec).  Holders may
+ *                          walk the lists and sleep.  A parent context's
+ *                          mutex is taken before a child context's.
+ *  event->child_mutex      guards event->child_list.
+ *  ctx->lock (raw)         guards everything the scheduling paths touch:
+ *                          the lists, states, times, is_active.  Taken
+ *                          with interrupts off.  On a CPU, the CPU
+ *                          context's lock is taken before a task
+ *                          context's (perf_ctx_lock()).
+ *
+ * A context is live on a CPU when its events may be on that CPU's PMUs:
+ * the CPU's own context while it has events, a task's context while the
+ * task runs and the context has events (cpuctx->task_ctx points to it).
+ * Changes to a live context are made on its CPU, by IPI
+ * (event_function_call()); changes to a context that is not live are made
+ * under its lock from anywhere.  A task context can become live between a
+ * check and the change, hence the retry loops below.
+ *
+ * Lifetime: a context is freed (after an RCU grace period, since the
+ * context switch hooks read task->perf_event_ctxp without locks) when its
+ * last reference goes.  The task holds one reference until it exits and
+ * every event in the context holds one.  A task context's sub-contexts are
+ * freed with their last event; a CPU's are embedded and permanent.
+ */
+#include <linux/slab.h>
+#include <linux/sched/task.h>
+
+#include "internal.h"
+
+DEFINE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
+
+/* Never modified: for_each_sibling_event() walks it for non-leaders. */
+LIST_HEAD(perf_no_siblings);
+
+static struct lock_class_key cpuctx_lock_key;
+static struct lock_class_key cpuctx_mutex_key;
+
+static void init_perf_context(struct perf_event_context *ctx)
+{
+	raw_spin_lock_init(&ctx->lock);
+	mutex_init(&ctx->mutex);
+	INIT_LIST_HEAD(&ctx->pmu_ctx_list);
+	INIT_LIST_HEAD(&ctx->event_list);
+	refcount_set(&ctx->refcount, 1);
+}
+
+/**
+ * perf_cpu_context_init - set up one CPU's context at boot
+ * @cpu: the CPU
+ */
+void perf_cpu_context_init(int cpu)
+{
+	struct perf_cpu_context *cpuctx = per_cpu_ptr(&perf_cpu_context, cpu);
+
+	init_perf_context(&cpuctx->ctx);
+	lockdep_set_class(&cpuctx->ctx.lock, &cpuctx_lock_key);
+	lockdep_set_class(&cpuctx->ctx.mutex, &cpuctx_mutex_key);
+}
+
+/**
+ * alloc_perf_context - a new, empty context
+ * @task: its task (a reference is taken), or NULL
+ *
+ * Return: the context with one reference, or NULL.
+ */
+struct perf_event_context *alloc_perf_context(struct task_struct *task)
+{
+	struct perf_event_context *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return NULL;
+	init_perf_context(ctx);
+	if (task)
+		ctx->task = get_task_struct(task);
+	return ctx;
+}
+
+/**
+ * get_ctx - take a reference on a context that is known to be alive
+ * @ctx: the context
+ */
+void get_ctx(struct perf_event_context *ctx)
+{
+	refcount_inc(&ctx->refcount);
+}
+
+/**
+ * put_ctx - drop a reference; the last one frees a task context
+ * @ctx: the context
+ */
+void put_ctx(struct perf_event_context *ctx)
+{
+	if (!refcount_dec_and_test(&ctx->refcount))
+		return;
+	if (WARN_ON_ONCE(!ctx->task))
+		return;		/* a CPU context is never freed */
+	if (ctx->parent_ctx)
+		put_ctx(ctx->parent_ctx);
+	if (ctx->task != TASK_TOMBSTONE)
+		put_task_struct(ctx->task);
+	kfree_rcu(ctx, rcu_head);
+}
+
+/**
+ * find_get_context - the context an event for @task or @cpu belongs in
+ * @task: the task, or NULL for a CPU-wide event
+ * @cpu: the CPU of a CPU-wide event
+ *
+ * A task's context is created on first use.  Fails with -ESRCH for a
+ * task that is exiting, and with the CPU-wide permission check's error.
+ *
+ * Return: the context with a reference for the caller, or an ERR_PTR.
+ */
+struct perf_event_context *find_get_context(struct task_struct *task, int cpu)
+{
+	struct perf_event_context *ctx;
+	int err;
+
+	if (!task) {
+		err = perf_allow_cpu();
+		if (err)
+			return ERR_PTR(err);
+		ctx = &per_cpu_ptr(&perf_cpu_context, cpu)->ctx;
+		get_ctx(ctx);
+		return ctx;
+	}
+
+	mutex_lock(&task->perf_event_mutex);
+	ctx = task->perf_event_ctxp;
+	if (ctx) {
+		get_ctx(ctx);
+	} else if (task->flags & PF_EXITING) {
+		ctx = ERR_PTR(-ESRCH);
+	} else {
+		ctx = alloc_perf_context(task);
+		if (ctx) {
+			get_ctx(ctx);	/* the caller's; the first is the task's */
+			smp_store_release(&task->perf_event_ctxp, ctx);
+		} else {
+			ctx = ERR_PTR(-ENOMEM);
+		}
+	}
+	mutex_unlock(&task->perf_event_mutex);
+	return ctx;
+}
+
+static void init_pmu_context(struct perf_event_pmu_context *epc,
+			     struct pmu *pmu)
+{
+	epc->pmu = pmu;
+	INIT_LIST_HEAD(&epc->pmu_ctx_entry);
+	INIT_LIST_HEAD(&epc->pinned_groups);
+	INIT_LIST_HEAD(&epc->flexible_groups);
+	INIT_LIST_HEAD(&epc->pinned_active);
+	INIT_LIST_HEAD(&epc->flexible_active);
+	atomic_set(&epc->refcount, 0);
+}
+
+/**
+ * perf_cpu_pmu_context_init - set up a PMU's part of one CPU's context
+ * @cpc: the per-CPU structure
+ * @pmu: the PMU
+ * @cpu: the CPU
+ */
+void perf_cpu_pmu_context_init(struct perf_cpu_pmu_context *cpc,
+			       struct pmu *pmu, int cpu)
+{
+	init_pmu_context(&cpc->epc, pmu);
+	cpc->epc.embedded = 1;
+	perf_mux_hrtimer_init(cpc, pmu, cpu);
+}
+
+static struct perf_event_pmu_context *
+lookup_pmu_context(struct perf_event_context *ctx, struct pmu *pmu)
+{
+	struct perf_event_pmu_context *epc;
+
+	list_for_each_entry(epc, &ctx->pmu_ctx_list, pmu_ctx_entry) {
+		if (epc->pmu == pmu)
+			return epc;
+	}
+	return NULL;
+}
+
+/**
+ * find_get_pmu_context - the sub-context of @ctx that @pmu's groups use
+ * @pmu: the PMU the group belongs to
+ * @ctx: the context; its mutex held
+ * @cpu: the CPU of a CPU context
+ *
+ * Return: the sub-context with a reference for one event, or an ERR_PTR.
+ */
+struct perf_event_pmu_context *find_get_pmu_context(struct pmu *pmu,
+						    struct perf_event_context *ctx,
+						    int cpu)
+{
+	struct perf_event_pmu_context *epc, *new;
+
+	if (!ctx->task) {
+		epc = &per_cpu_ptr(pmu->cpu_pmu_context, cpu)->epc;
+		raw_spin_lock_irq(&ctx->lock);
+		if (atomic_inc_return(&epc->refcount) == 1) {
+			epc->ctx = ctx;
+			list_add_tail(&epc->pmu_ctx_entry, &ctx->pmu_ctx_list);
+		}
+		raw_spin_unlock_irq(&ctx->lock);
+		return epc;
+	}
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	init_pmu_context(new, pmu);
+
+	raw_spin_lock_irq(&ctx->lock);
+	epc = lookup_pmu_context(ctx, pmu);
+	if (!epc) {
+		epc = new;
+		new = NULL;
+		epc->ctx = ctx;
+		list_add_tail(&epc->pmu_ctx_entry, &ctx->pmu_ctx_list);
+	}
+	atomic_inc(&epc->refcount);
+	raw_spin_unlock_irq(&ctx->lock);
+
+	kfree(new);
+	return epc;
+}
+
+/**
+ * put_pmu_ctx - an event no longer uses its sub-context
+ * @epc: the sub-context
+ *
+ * The last user unlinks it from its context; a task context's sub-context
+ * is then freed.  Readers of ctx->pmu_ctx_list all hold ctx->lock.
+ */
+void put_pmu_ctx(struct perf_event_pmu_context *epc)
+{
+	struct perf_event_context *ctx = epc->ctx;
+	unsigned long flags;
+
+	if (!atomic_dec_and_raw_lock_irqsave(&epc->refcount, &ctx->lock, flags))
+		return;
+
+	WARN_ON_ONCE(!list_empty(&epc->pinned_groups) ||
+		     !list_empty(&epc->flexible_groups) ||
+		     perf_pmu_ctx_is_active(epc));
+	list_del_init(&epc->pmu_ctx_entry);
+	epc->ctx = NULL;
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+
+	if (!epc->embedded)
+		kfree(epc);
+}
+
+/**
+ * perf_event_ctx_lock_nested - lock the mutex of an event's context
+ * @event: the event
+ * @nesting: lockdep subclass
+ *
+ * Return: the context, referenced and with its mutex held.
+ */
+struct perf_event_context *perf_event_ctx_lock_nested(struct perf_event *event,
+						      int nesting)
+{
+	struct perf_event_context *ctx;
+
+	for (;;) {
+		rcu_read_lock();
+		ctx = READ_ONCE(event->ctx);
+		if (!refcount_inc_not_zero(&ctx->refcount)) {
+			rcu_read_unlock();
+			continue;
+		}
+		rcu_read_unlock();
+
+		mutex_lock_nested(&ctx->mutex, nesting);
+		if (event->ctx == ctx)
+			return ctx;
+		mutex_unlock(&ctx->mutex);
+		put_ctx(ctx);
+	}
+}
+
+/**
+ * perf_event_ctx_unlock - undo perf_event_ctx_lock()
+ * @event: the event
+ * @ctx: what perf_event_ctx_lock() returned
+ */
+void perf_event_ctx_unlock(struct perf_event *event,
+			   struct perf_event_context *ctx)
+{
+	mutex_unlock(&ctx->mutex);
+	put_ctx(ctx);
+}
+
+/**
+ * perf_ctx_lock - lock this CPU's context and a task context
+ * @cpuctx: this CPU's context
+ * @ctx: a task context, or NULL (or the CPU's own context)
+ */
+void perf_ctx_lock(struct perf_cpu_context *cpuctx,
+		   struct perf_event_context *ctx)
+{
+	raw_spin_lock(&cpuctx->ctx.lock);
+	if (ctx && ctx != &cpuctx->ctx)
+		raw_spin_lock(&ctx->lock);
+}
+
+/**
+ * perf_ctx_unlock - undo perf_ctx_lock()
+ * @cpuctx: this CPU's context
+ * @ctx: the task context passed to perf_ctx_lock()
+ */
+void perf_ctx_unlock(struct perf_cpu_context *cpuctx,
+		     struct perf_event_context *ctx)
+{
+	if (ctx && ctx != &cpuctx->ctx)
+		raw_spin_unlock(&ctx->lock);
+	raw_spin_unlock(&cpuctx->ctx.lock);
+}
+
+struct remote_call {
+	struct perf_event	*event;
+	event_fn_t		fn;
+	void			*data;
+	int			ret;
+};
+
+/*
+ * Runs on the CPU where the event's context may be live, interrupts off.
+ * A task context is only handled here when its task is the one running;
+ * otherwise -ESRCH sends the caller round again.
+ */
+static void remote_event_function(void *info)
+{
+	struct remote_call *rc = info;
+	struct perf_event *event = rc->event;
+	struct perf_event_context *ctx = event->ctx;
+	struct perf_cpu_context *cpuctx = this_cpu_ptr(&perf_cpu_context);
+	struct perf_event_context *task_ctx = cpuctx->task_ctx;
+
+	if (ctx->task) {
+		if (ctx->task != current) {
+			rc->ret = -ESRCH;
+			return;
+		}
+		WARN_ON_ONCE(task_ctx && task_ctx != ctx);
+		task_ctx = ctx;
+	}
+
+	perf_ctx_lock(cpuctx, task_ctx);
+	update_context_time(&cpuctx->ctx);
+	if (task_ctx)
+		update_context_time(task_ctx);
+	rc->fn(event, cpuctx, ctx, rc->data);
+	perf_ctx_unlock(cpuctx, task_ctx);
+	rc->ret = 0;
+}
+
+/**
+ * event_function_call - apply @fn to @event where its context lives
+ * @event: the event
+ * @fn: called with the context locked; its cpuctx argument is this CPU's
+ *      context when the change is made on the CPU where the context may be
+ *      live, and NULL when the context is known not to be live
+ * @data: passed to @fn
+ *
+ * Caller holds ctx->mutex (or owns an event not yet visible to others).
+ */
+void event_function_call(struct perf_event *event, event_fn_t fn, void *data)
+{
+	struct perf_event_context *ctx = event->ctx;
+	struct task_struct *task = READ_ONCE(ctx->task);
+	struct remote_call rc = { .event = event, .fn = fn, .data = data };
+
+	if (!task) {
+		rc.ret = -ENXIO;
+		smp_call_function_single(event->cpu, remote_event_function, &rc, 1);
+		if (!rc.ret)
+			return;
+		/* The CPU is offline: nothing of this context is live. */
+		goto locked;
+	}
+
+	while (task != TASK_TOMBSTONE) {
+		rc.ret = -ESRCH;
+		smp_call_function_single(task_cpu(task), remote_event_function, &rc, 1);
+		if (!rc.ret)
+			return;
+
+		raw_spin_lock_irq(&ctx->lock);
+		task = ctx->task;
+		if (task == TASK_TOMBSTONE || !ctx->is_active)
+			goto apply;
+		/* The task is running again somewhere: chase it. */
+		raw_spin_unlock_irq(&ctx->lock);
+		cond_resched();
+	}
+locked:
+	raw_spin_lock_irq(&ctx->lock);
+apply:
+	update_context_time(ctx);
+	fn(event, NULL, ctx, data);
+	raw_spin_unlock_irq(&ctx->lock);
+}
+
+/**
+ * event_function_local - apply @fn on this CPU, where @event is live
+ * @event: the event
+ * @fn: as for event_function_call()
+ * @data: passed to @fn
+ *
+ * For callers running with interrupts off on the event's CPU (overflow).
+ */
+void event_function_local(struct perf_event *event, event_fn_t fn, void *data)
+{
+	struct perf_event_context *ctx = event->ctx;
+	struct perf_cpu_context *cpuctx = this_cpu_ptr(&perf_cpu_context);
+	struct perf_event_context *task_ctx = cpuctx->task_ctx;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (ctx->task) {
+		if (ctx->task != current || task_ctx != ctx)
+			goto out;
+	}
+	perf_ctx_lock(cpuctx, task_ctx);
+	update_context_time(&cpuctx->ctx);
+	if (task_ctx)
+		update_context_time(task_ctx);
+	fn(event, cpuctx, ctx, data);
+	perf_ctx_unlock(cpuctx, task_ctx);
+out:
+	local_irq_restore(flags);
+}
+
+static struct list_head *group_list(struct perf_event *event)
+{
+	struct perf_event_pmu_context *epc = event->pmu_ctx;
+
+	return event->attr.pinned ? &epc->pinned_groups : &epc->flexible_groups;
+}
+
+/**
+ * list_add_event - make @event a member of @ctx
+ * @event: the event; a leader also joins its sub-context's group list
+ * @ctx: the context, mutex and lock held
+ */
+void list_add_event(struct perf_event *event, struct perf_event_context *ctx)
+{
+	if (WARN_ON_ONCE(event->attach_state & PERF_ATTACH_CONTEXT))
+		return;
+
+	event->tstamp = ctx->time;
+	event->attach_state |= PERF_ATTACH_CONTEXT;
+	if (event->group_leader == event) {
+		event->group_caps = event->event_caps;
+		list_add_tail(&event->group_entry, group_list(event));
+	}
+	list_add_tail(&event->event_entry, &ctx->event_list);
+	ctx->nr_events++;
+	event->pmu_ctx->nr_events++;
+	if (event->attr.inherit_stat)
+		ctx->nr_stat++;
+	if (event->attr.freq)
+		ctx->nr_freq++;
+	ctx->generation++;
+}
+
+static void list_del_event(struct perf_event *event, struct perf_event_context *ctx)
+{
+	if (!(event->attach_state & PERF_ATTACH_CONTEXT))
+		return;
+
+	event->attach_state &= ~PERF_ATTACH_CONTEXT;
+	ctx->nr_events--;
+	event->pmu_ctx->nr_events--;
+	if (event->attr.inherit_stat)
+		ctx->nr_stat--;
+	if (event->attr.freq)
+		ctx->nr_freq--;
+	list_del_init(&event->event_entry);
+	if (event->group_leader == event)
+		list_del_init(&event->group_entry);
+	/* An event outside any context cannot count: it is off. */
+	if (event->state > PERF_EVENT_STATE_OFF)
+		perf_event_set_state(event, PERF_EVENT_STATE_OFF);
+	ctx->generation++;
+}
+
+/* What read(2) returns depends on the group's size. */
+static void group_sizes_changed(struct perf_event *leader)
+{
+	struct perf_event *sibling;
+
+	perf_event_compute_sizes(leader);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_list)
+		perf_event_compute_sizes(sibling);
+}
+
+/**
+ * perf_group_attach - link a sibling to its leader
+ * @event: the event; a leader only gets the GROUP attach bit
+ */
+void perf_group_attach(struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader;
+
+	if (event->attach_state & PERF_ATTACH_GROUP)
+		return;
+	event->attach_state |= PERF_ATTACH_GROUP;
+	if (leader == event)
+		return;
+
+	list_add_tail(&event->sibling_list, &leader->sibling_list);
+	leader->nr_siblings++;
+	leader->group_generation++;
+	leader->group_caps &= event->event_caps;
+	group_sizes_changed(leader);
+}
+
+/*
+ * Unlink @event from its group.  A leader's siblings each become a group
+ * of their own, keeping their state; those on the PMU stay there.
+ */
+static void perf_group_detach(struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader, *sibling, *tmp;
+
+	if (!(event->attach_state & PERF_ATTACH_GROUP))
+		return;
+	event->attach_state &= ~PERF_ATTACH_GROUP;
+
+	if (leader != event) {
+		list_del_init(&event->sibling_list);
+		leader->nr_siblings--;
+		leader->group_generation++;
+		leader->group_caps = leader->event_caps;
+		list_for_each_entry(sibling, &leader->sibling_list, sibling_list)
+			leader->group_caps &= sibling->event_caps;
+		group_sizes_changed(leader);
+		perf_event_compute_sizes(event);
+		return;
+	}
+
+	list_for_each_entry_safe(sibling, tmp, &event->sibling_list, sibling_list) {
+		list_del_init(&sibling->sibling_list);
+		sibling->group_leader = sibling;
+		sibling->group_caps = sibling->event_caps;
+		perf_event_compute_sizes(sibling);
+		if (!(sibling->attach_state & PERF_ATTACH_CONTEXT))
+			continue;
+		list_add_tail(&sibling->group_entry, group_list(sibling));
+		if (sibling->state == PERF_EVENT_STATE_ACTIVE)
+			list_add_tail(&sibling->active_list, sibling->attr.pinned ?
+				      &sibling->pmu_ctx->pinned_active :
+				      &sibling->pmu_ctx->flexible_active);
+	}
+	event->nr_siblings = 0;
+	event->group_generation++;
+	perf_event_compute_sizes(event);
+}
+
+static void add_event_to_ctx(struct perf_event *event,
+			     struct perf_event_context *ctx)
+{
+	list_add_event(event, ctx);
+	perf_group_attach(event);
+}
+
+static void __perf_install_in_context(struct perf_event *event,
+				      struct perf_cpu_context *cpuctx,
+				      struct perf_event_context *ctx, void *data)
+{
+	if (!(event->attach_state & PERF_ATTACH_CONTEXT))
+		add_event_to_ctx(event, ctx);
+	if (cpuctx && ctx->nr_events)
+		perf_event_sched_in_live(event, cpuctx, ctx);
+}
+
+/**
+ * perf_install_in_context - add a new event to a context and start it
+ * @ctx: the context, mutex held
+ * @event: the event, with event->ctx and event->pmu_ctx set
+ * @cpu: the event's CPU (-1 for a task event on any CPU)
+ */
+void perf_install_in_context(struct perf_event_context *ctx,
+			     struct perf_event *event, int cpu)
+{
+	struct task_struct *task = READ_ONCE(ctx->task);
+	struct remote_call rc = {
+		.event = event, .fn = __perf_install_in_context,
+	};
+
+	lockdep_assert_held(&ctx->mutex);
+
+	if (!task) {
+		rc.ret = -ENXIO;
+		smp_call_function_single(cpu, remote_event_function, &rc, 1);
+		if (!rc.ret)
+			return;
+		raw_spin_lock_irq(&ctx->lock);
+		update_context_time(ctx);
+		add_event_to_ctx(event, ctx);
+		raw_spin_unlock_irq(&ctx->lock);
+		return;
+	}
+
+	for (;;) {
+		rc.ret = -ESRCH;
+		smp_call_function_single(task_cpu(task), remote_event_function, &rc, 1);
+		if (!rc.ret)
+			return;
+
+		raw_spin_lock_irq(&ctx->lock);
+		if (ctx->is_active && ctx->task != TASK_TOMBSTONE) {
+			raw_spin_unlock_irq(&ctx->lock);
+			cond_resched();
+			continue;
+		}
+		if (!(event->attach_state & PERF_ATTACH_CONTEXT)) {
+			update_context_time(ctx);
+			add_event_to_ctx(event, ctx);
+		}
+		raw_spin_unlock_irq(&ctx->lock);
+
+		/*
+		 * If the task started running after our IPI, its switch-in
+		 * hook may have looked at the context before the event was
+		 * there; catch it where it runs.  Pairs with the barrier the
+		 * scheduler has between setting rq->curr and the hook.
+		 */
+		smp_mb();
+		if (ctx->task == TASK_TOMBSTONE || !task_curr(task))
+			return;
+	}
+}
+
+static void __perf_remove_from_context(struct perf_event *event,
+				       struct perf_cpu_context *cpuctx,
+				       struct perf_event_context *ctx,
+				       void *data)
+{
+	unsigned long flags = (unsigned long)data;
+
+	if (event->state == PERF_EVENT_STATE_ACTIVE) {
+		event_sched_out(event, event->pmu_ctx);
+		if (event->group_leader == event)
+			list_del_init(&event->active_list);
+	}
+	if (flags & DETACH_EXIT)
+		perf_event_set_state(event, PERF_EVENT_STATE_EXIT);
+	if (flags & DETACH_GROUP)
+		perf_group_detach(event);
+	list_del_event(event, ctx);
+	if (flags & DETACH_DEAD)
+		event->state = PERF_EVENT_STATE_DEAD;
+
+	if (!ctx->nr_events && ctx->is_active && cpuctx)
+		perf_ctx_deactivate(cpuctx, ctx);
+}
+
+/**
+ * perf_remove_from_context - take an event out of its context
+ * @event: the event
+ * @flags: DETACH_* flags
+ *
+ * Caller holds ctx->mutex.  The event keeps its context pointer (and the
+ * reference that goes with it) until it is freed.
+ */
+void perf_remove_from_context(struct perf_event *event, unsigned long flags)
+{
+	lockdep_assert_held(&event->ctx->mutex);
+	event_function_call(event, __perf_remove_from_context, (void *)flags);
+}
+
+/**
+ * perf_ctx_remove_all - take every event out of a live CPU context
+ * @cpuctx: this CPU's context
+ * @ctx: its own context, locked
+ *
+ * The events stay OFF and keep their counts; used when the CPU goes down.
+ */
+void perf_ctx_remove_all(struct perf_cpu_context *cpuctx,
+			 struct perf_event_context *ctx)
+{
+	struct perf_event *event, *tmp;
+
+	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry)
+		__perf_remove_from_context(event, cpuctx, ctx, (void *)DETACH_GROUP);
+}

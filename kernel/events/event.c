@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Events: allocation, identity, references, owners and freeing.
+ *
+ * Lifetime: an event starts with one reference, held by whoever created it
+ * (the file of perf_event_open(2), a kernel user, or the context of an
+ * inherited child).  Children hold a reference on their parent.  The last
+ * put_event() frees the event after an RCU grace period, because the
+ * software event lists are walked under RCU.  An event leaves its context
+ * before its last reference can go, but keeps its context and sub-context
+ * references until it is freed.
+ *
+ * Owners: the task that opened an event owns it; owned events sit on
+ * owner->perf_event_list under owner->perf_event_mutex, for prctl().  An
+ * exiting owner clears event->owner; the release path reads it under RCU.
+ */
+#include <linux/slab.h>
+#include <linux/sched/task.h>
+#include <linux/pid_namespace.h>
+
+#include "internal.h"
+
+static atomic64_t perf_event_id;
+static struct kmem_cache *perf_event_cache;
+
+/**
+ * perf_event_cache_init - create the slab cache for events; boot only
+ */
+void __init perf_event_cache_init(void)
+{
+	perf_event_cache = KMEM_CACHE(perf_event, SLAB_PANIC);
+}
+
+/**
+ * perf_event_primary_id - the id user space sees for an event
+ * @event: the event; an inherited child reports its parent's id
+ *
+ * Return: the id.
+ */
+u64 perf_event_primary_id(struct perf_event *event)
+{
+	return event->parent ? event->parent->id : event->id;
+}
+
+/*
+ * Bytes read(2) returns for a read_format and a group of @nr events: the
+ * times once, then per event its value and the optional id and lost
+ * count; a group read starts with the number of events.
+ */
+static int read_size_of(u64 read_format, int nr)
+{
+	u64 times = read_format & (PERF_FORMAT_TOTAL_TIME_ENABLED |
+				   PERF_FORMAT_TOTAL_TIME_RUNNING);
+	u64 extras = read_format & (PERF_FORMAT_ID | PERF_FORMAT_LOST);
+	int per_event = (1 + hweight64(extras)) * sizeof(u64);
+	int fixed = hweight64(times) * sizeof(u64);
+
+	if (!(read_format & PERF_FORMAT_GROUP))
+		return fixed + per_event;
+	return sizeof(u64) + fixed + nr * per_event;
+}
+
+/**
+ * perf_event_compute_sizes - recompute what read(2) returns for @event
+ * @event: the event; its group's membership is stable
+ */
+void perf_event_compute_sizes(struct perf_event *event)
+{
+	event->read_size = read_size_of(event->attr.read_format,
+					event->group_leader->nr_siblings + 1);
+}
+
+/**
+ * perf_event_validate_size - whether a group read stays within 16 KiB
+ * @event: a new event, before it joins its group
+ *
+ * Return: false when any member's group read would be too large.
+ */
+bool perf_event_validate_size(struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+	/* The group as it will be: its members and the new event. */
+	int nr = leader->nr_siblings + 2;
+
+	if (read_size_of(event->attr.read_format, nr) > 16 * 1024)
+		return false;
+	if (read_size_of(leader->attr.read_format, nr) > 16 * 1024)
+		return false;
+	if (event == leader)
+		return true;
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_list) {
+		if (read_size_of(sibling->attr.read_format, nr) > 16 * 1024)
+			return false;
+	}
+	return true;
+}
+
+static void perf_pending_disable(struct irq_work *entry)
+{
+	struct perf_event *event = container_of(entry, struct perf_event,
+						pending_disable_irq);
+
+	if (!event->pending_disable)
+		return;
+	if (event->oncpu == smp_processor_id()) {
+		event->pending_disable = 0;
+		perf_event_disable_local(event);
+	}
+}
+
+/* Wakeups asked for from contexts that cannot wake anybody (NMI). */
+static void perf_pending_irq(struct irq_work *work)
+{
+	struct perf_event *event = container_of(work, struct perf_event, pending_irq);
+
+	if (!event->pending_wakeup)
+		return;
+	event->pending_wakeup = 0;
+	perf_event_wakeup(event);
+}
+
+/* Work to do in the task's own context on its way back to user space. */
+static void perf_pending_task(struct callback_head *work)
+{
+}
+
+/**
+ * perf_event_alloc - create an event and bind it to its PMU
+ * @attr: the attributes, already validated
+ * @cpu: the CPU, or -1 for a task event on any CPU
+ * @task: the task to watch, or NULL
+ * @group_leader: the leader of the group to join, or NULL for a new group
+ * @parent_event: the event this one is inherited from, or NULL
+ * @overflow_handler: kernel callback on overflow, or NULL
+ * @context: argument of @overflow_handler
+ *
+ * Return: the event, with one reference, or an ERR_PTR.
+ */
+struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
+				    struct task_struct *task,
+				    struct perf_event *group_leader,
+				    struct perf_event *parent_event,
+				    perf_overflow_handler_t overflow_handler,
+				    void *context)
+{
+	struct perf_event *event;
+	struct pmu *pmu;
+	u64 period;
+	long err;
+
+	if ((unsigned int)cpu >= nr_cpu_ids && (!task || cpu != -1))
+		return ERR_PTR(-EINVAL);
+	/* A synchronous signal needs a task to go to. */
+	if (attr->sigtrap && !task)
+		return ERR_PTR(-EINVAL);
+
+	event = kmem_cache_alloc_node(perf_event_cache, GFP_KERNEL | __GFP_ZERO,
+				      cpu >= 0 ? cpu_to_node(cpu) : NUMA_NO_NODE);
+	if (!event)
+		return ERR_PTR(-ENOMEM);
+
+	INIT_LIST_HEAD(&event->event_entry);
+	INIT_LIST_HEAD(&event->group_entry);
+	INIT_LIST_HEAD(&event->sibling_list);
+	INIT_LIST_HEAD(&event->active_list);
+	INIT_LIST_HEAD(&event->migrate_entry);
+	INIT_LIST_HEAD(&event->active_entry);
+	INIT_LIST_HEAD(&event->child_list);
+	INIT_LIST_HEAD(&event->child_entry);
+	INIT_LIST_HEAD(&event->owner_entry);
+	INIT_LIST_HEAD(&event->rb_entry);
+	INIT_LIST_HEAD(&event->sb_list);
+	INIT_LIST_HEAD(&event->addr_filters.list);
+	INIT_HLIST_NODE(&event->hlist_entry);
+	raw_spin_lock_init(&event->addr_filters.lock);
+	mutex_init(&event->child_mutex);
+	mutex_init(&event->mmap_mutex);
+	init_waitqueue_head(&event->waitq);
+	init_irq_work(&event->pending_irq, perf_pending_irq);
+	event->pending_disable_irq = IRQ_WORK_INIT_HARD(perf_pending_disable);
+	init_task_work(&event->pending_task, perf_pending_task);
+	atomic_long_set(&event->refcount, 1);
+
+	event->attr = *attr;
+	event->cpu = cpu;
+	event->oncpu = -1;
+	event->group_leader = group_leader ? group_leader : event;
+	event->state = attr->disabled ? PERF_EVENT_STATE_OFF : PERF_EVENT_STATE_INACTIVE;
+	event->id = atomic64_inc_return(&perf_event_id);
+	event->ns = get_pid_ns(task_active_pid_ns(current));
+	event->clock = local_clock;
+	if (task) {
+		event->hw.target = get_task_struct(task);
+		event->attach_state = PERF_ATTACH_TASK;
+	}
+
+	/* A copy inherits what its original was given, handler included. */
+	event->parent = parent_event;
+	if (parent_event) {
+		event->clock = parent_event->clock;
+		event->event_caps = parent_event->event_caps;
+		if (!overflow_handler) {
+			context = parent_event->overflow_handler_context;
+			overflow_handler = parent_event->overflow_handler;
+		}
+	}
+	if (!overflow_handler && is_write_backward(event))
+		overflow_handler = perf_event_output_backward;
+	else if (!overflow_handler)
+		overflow_handler = perf_event_output_forward;
+	event->overflow_handler = overflow_handler;
+	event->overflow_handler_context = context;
+
+	/* A frequency starts from a period of one and adapts. */
+	period = attr->freq && attr->sample_freq ? 1 : attr->sample_period;
+	event->hw.sample_period = period;
+	event->hw.last_period = period;
+	local64_set(&event->hw.period_left, period);
+
+	err = -EINVAL;
+	/* Inherited counters in samples need the TID to be told apart. */
+	if (attr->inherit && (attr->sample_type & PERF_SAMPLE_READ) &&
+	    !(attr->sample_type & PERF_SAMPLE_TID))
+		goto err;
+
+	/* Branch filters mean nothing without branch samples. */
+	if (!(attr->sample_type & PERF_SAMPLE_BRANCH_STACK))
+		event->attr.branch_sample_type = 0;
+
+	pmu = perf_init_event(event);
+	if (IS_ERR(pmu)) {
+		err = PTR_ERR(pmu);
+		goto err;
+	}
+
+	err = -EINVAL;
+	if (pmu->task_ctx_nr == perf_invalid_context && task)
+		goto err;
+	err = -EOPNOTSUPP;
+	if (event->attr.aux_output &&
+	    (!(pmu->capabilities & PERF_PMU_CAP_AUX_OUTPUT) ||
+	     event->attr.aux_pause || event->attr.aux_resume))
+		goto err;
+	err = -EINVAL;
+	if (event->attr.aux_pause && event->attr.aux_resume)
+		goto err;
+	err = -EOPNOTSUPP;
+	if (event->attr.aux_start_paused &&
+	    !(pmu->capabilities & PERF_PMU_CAP_AUX_PAUSE))
+		goto err;
+
+	if (!event->parent && (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN)) {
+		err = get_callchain_buffers(event->attr.sample_max_stack);
+		if (err)
+			goto err;
+		event->attach_state |= PERF_ATTACH_CALLCHAIN;
+	}
+
+	err = security_perf_event_alloc(event);
+	if (err)
+		goto err;
+
+	if (task) {
+		perf_sched_events_inc();
+		event->attach_state |= PERF_ATTACH_SCHED_EVENTS;
+	}
+	return event;
+
+err:
+	free_event(event);
+	return ERR_PTR(err);
+}
+
+static void free_event_rcu(struct rcu_head *head)
+{
+	struct perf_event *event = container_of(head, struct perf_event, rcu_head);
+
+	kmem_cache_free(perf_event_cache, event);
+}
+
+static void __free_event(struct perf_event *event)
+{
+	struct perf_event *parent = event->parent;
+
+	irq_work_sync(&event->pending_irq);
+	irq_work_sync(&event->pending_disable_irq);
+
+	perf_event_rb_detach(event);
+	perf_tp_free_filter(event);
+	if (event->attach_state & PERF_ATTACH_SCHED_EVENTS)
+		perf_sched_events_dec();
+	if (event->attach_state & PERF_ATTACH_CALLCHAIN)
+		put_callchain_buffers();
+	if (event->destroy)
+		event->destroy(event);
+	if (event->pmu)
+		perf_pmu_put(event->pmu);
+	security_perf_event_free(event);
+	if (event->pmu_ctx)
+		put_pmu_ctx(event->pmu_ctx);
+	if (event->ctx)
+		put_ctx(event->ctx);
+	if (event->hw.target)
+		put_task_struct(event->hw.target);
+	if (event->ns)
+		put_pid_ns(event->ns);
+
+	call_rcu(&event->rcu_head, free_event_rcu);
+
+	if (parent)
+		put_event(parent);
+}
+
+/**
+ * free_event - free an event nobody else can have seen
+ * @event: the event, with its single reference
+ */
+void free_event(struct perf_event *event)
+{
+	if (WARN(atomic_long_cmpxchg(&event->refcount, 1, 0) != 1,
+		 "perf: freeing an event with %ld references\n",
+		 atomic_long_read(&event->refcount)))
+		return;
+	__free_event(event);
+}
+
+/**
+ * perf_event_get_ref - take a reference unless the event is being freed
+ * @event: the event
+ *
+ * Return: true when a reference was taken.
+ */
+bool perf_event_get_ref(struct perf_event *event)
+{
+	return atomic_long_inc_not_zero(&event->refcount);
+}
+
+/**
+ * put_event - drop a reference; the last one frees the event
+ * @event: the event, already out of its context
+ */
+void put_event(struct perf_event *event)
+{
+	if (!atomic_long_dec_and_test(&event->refcount))
+		return;
+	__free_event(event);
+}
+
+/**
+ * perf_event_set_owner - record the task that opened an event
+ * @event: the event
+ * @owner: the opener (current)
+ */
+void perf_event_set_owner(struct perf_event *event, struct task_struct *owner)
+{
+	mutex_lock(&owner->perf_event_mutex);
+	event->owner = owner;
+	list_add_tail(&event->owner_entry, &owner->perf_event_list);
+	mutex_unlock(&owner->perf_event_mutex);
+}
+
+/**
+ * perf_event_drop_owner - unlink an event from its owner's list
+ * @event: the event being released
+ *
+ * The owner may be exiting at the same time; whoever gets the owner's
+ * mutex first unlinks the event.
+ */
+void perf_event_drop_owner(struct perf_event *event)
+{
+	struct task_struct *owner;
+
+	rcu_read_lock();
+	owner = READ_ONCE(event->owner);
+	if (owner && !refcount_inc_not_zero(&owner->usage))
+		owner = NULL;
+	rcu_read_unlock();
+	if (!owner)
+		return;
+
+	mutex_lock_nested(&owner->perf_event_mutex, SINGLE_DEPTH_NESTING);
+	if (event->owner) {
+		list_del_init(&event->owner_entry);
+		/* Pairs with the READ_ONCE() above: the link is gone first. */
+		smp_store_release(&event->owner, NULL);
+	}
+	mutex_unlock(&owner->perf_event_mutex);
+	put_task_struct(owner);
+}
+
+/**
+ * perf_event_wakeup - wake whoever polls or waits on an event
+ * @event: the event
+ */
+void perf_event_wakeup(struct perf_event *event)
+{
+	int band = event->pending_kill;
+
+	wake_up_all(&event->waitq);
+	if (!band)
+		return;
+	event->pending_kill = 0;
+	kill_fasync(&event->fasync, SIGIO, band);
+}
+
+/**
+ * perf_event_release_kernel - tear an event down for good
+ * @event: the event; the caller's reference is consumed
+ *
+ * Takes the event out of its context, frees its inherited children and
+ * drops the reference.
+ *
+ * Return: 0.
+ */
+int perf_event_release_kernel(struct perf_event *event)
+{
+	struct perf_event_context *ctx = event->ctx;
+
+	if (!ctx) {
+		free_event(event);
+		return 0;
+	}
+
+	perf_event_drop_owner(event);
+
+	ctx = perf_event_ctx_lock(event);
+	perf_remove_from_context(event, DETACH_GROUP);
+	/* No fork may copy it from now on. */
+	raw_spin_lock_irq(&ctx->lock);
+	event->state = PERF_EVENT_STATE_DEAD;
+	raw_spin_unlock_irq(&ctx->lock);
+	perf_event_ctx_unlock(event, ctx);
+
+	perf_free_event_children(event);
+	put_event(event);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(perf_event_release_kernel);

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Events and the life of tasks: fork copies inheritable groups into the
+ * child, exit folds the children's counts back into their parents and
+ * ends the task's events, exec enables the events waiting for it.
+ *
+ * Inheritance is flat: every copy points at the original event (the one
+ * user space holds), never at an intermediate copy, so a grandchild's
+ * count lands directly in the original.  A copy holds a reference on the
+ * original and sits on its child_list (under its child_mutex).
+ *
+ * Locking: fork runs in the parent and holds the parent context's mutex
+ * while copying; the child's context is private until the child is
+ * published.  Exit runs in the exiting task, takes its context's mutex,
+ * and takes each original's child_mutex to unlink a copy.  Release of an
+ * original takes each copy's context mutex before its own child_mutex
+ * (perf_free_event_children()), the same order.
+ */
+#include <linux/slab.h>
+#include <linux/sched/task.h>
+
+#include "internal.h"
+
+static struct perf_event *
+inherit_event(struct perf_event *parent_event, struct task_struct *child,
+	      struct perf_event *child_leader,
+	      struct perf_event_context *child_ctx)
+{
+	struct perf_event *orig = parent_event->parent ? parent_event->parent : parent_event;
+	struct perf_event_pmu_context *epc;
+	struct perf_event *event;
+
+	/* Events being released or already dead are not copied. */
+	if (parent_event->state <= PERF_EVENT_STATE_EXIT ||
+	    orig->state <= PERF_EVENT_STATE_EXIT)
+		return NULL;
+	if (!perf_event_get_ref(orig))
+		return NULL;
+
+	event = perf_event_alloc(&parent_event->attr, parent_event->cpu, child,
+				 child_leader, orig, NULL, NULL);
+	if (IS_ERR(event))
+		return event;	/* freeing it dropped the reference on orig */
+
+	epc = find_get_pmu_context(parent_event->pmu_ctx->pmu, child_ctx,
+				   event->cpu);
+	if (IS_ERR(epc)) {
+		free_event(event);	/* drops the reference on orig */
+		return ERR_CAST(epc);
+	}
+	event->pmu_ctx = epc;
+	get_ctx(child_ctx);
+	event->ctx = child_ctx;
+
+	event->state = parent_event->state >= PERF_EVENT_STATE_INACTIVE ?
+		       PERF_EVENT_STATE_INACTIVE : PERF_EVENT_STATE_OFF;
+	event->event_caps = parent_event->event_caps;
+	event->hw.sample_period = parent_event->hw.sample_period;
+	local64_set(&event->hw.period_left, event->hw.sample_period);
+	event->overflow_handler = parent_event->overflow_handler;
+	event->overflow_handler_context = parent_event->overflow_handler_context;
+	perf_event_compute_sizes(event);
+
+	raw_spin_lock_irq(&child_ctx->lock);
+	list_add_event(event, child_ctx);
+	perf_group_attach(event);
+	raw_spin_unlock_irq(&child_ctx->lock);
+
+	mutex_lock(&orig->child_mutex);
+	list_add_tail(&event->child_entry, &orig->child_list);
+	mutex_unlock(&orig->child_mutex);
+	return event;
+}
+
+static bool inherits_to(struct perf_event *leader, u64 clone_flags)
+{
+	if (!leader->attr.inherit)
+		return false;
+	if (leader->attr.inherit_thread && !(clone_flags & CLONE_THREAD))
+		return false;
+	if (leader->attr.sigtrap && (clone_flags & CLONE_CLEAR_SIGHAND))
+		return false;
+	return true;
+}
+
+static int inherit_group(struct perf_event *leader, struct task_struct *child,
+			 struct perf_event_context *child_ctx)
+{
+	struct perf_event *child_leader, *sibling, *copy;
+
+	child_leader = inherit_event(leader, child, NULL, child_ctx);
+	if (IS_ERR_OR_NULL(child_leader))
+		return PTR_ERR_OR_ZERO(child_leader);
+
+	for_each_sibling_event(sibling, leader) {
+		copy = inherit_event(sibling, child, child_leader, child_ctx);
+		if (IS_ERR(copy))
+			return PTR_ERR(copy);
+	}
+	/* Group reads sum the copies only while the shapes still agree. */
+	child_leader->group_generation = leader->group_generation;
+	return 0;
+}
+
+static int inherit_groups(struct list_head *groups, u64 clone_flags,
+			  struct task_struct *child,
+			  struct perf_event_context **child_ctx)
+{
+	struct perf_event *leader;
+	int err;
+
+	list_for_each_entry(leader, groups, group_entry) {
+		if (!inherits_to(leader, clone_flags))
+			continue;
+		if (!*child_ctx) {
+			*child_ctx = alloc_perf_context(child);
+			if (!*child_ctx)
+				return -ENOMEM;
+		}
+		err = inherit_group(leader, child, *child_ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * perf_event_init_task - set up a new task's perf state at fork
+ * @child: the new task, not yet running
+ * @clone_flags: the clone flags
+ *
+ * Return: 0, or -ENOMEM; on failure the caller frees what was copied with
+ * perf_event_free_task().
+ */
+int perf_event_init_task(struct task_struct *child, u64 clone_flags)
+{
+	struct perf_event_context *parent_ctx, *child_ctx = NULL;
+	struct perf_event_pmu_context *epc;
+	int err = 0;
+
+	memset(child->perf_recursion, 0, sizeof(child->perf_recursion));
+	child->perf_event_ctxp = NULL;
+	mutex_init(&child->perf_event_mutex);
+	INIT_LIST_HEAD(&child->perf_event_list);
+
+	rcu_read_lock();
+	parent_ctx = READ_ONCE(current->perf_event_ctxp);
+	if (parent_ctx && !refcount_inc_not_zero(&parent_ctx->refcount))
+		parent_ctx = NULL;
+	rcu_read_unlock();
+	if (!parent_ctx)
+		return 0;
+
+	mutex_lock(&parent_ctx->mutex);
+	list_for_each_entry(epc, &parent_ctx->pmu_ctx_list, pmu_ctx_entry) {
+		err = inherit_groups(&epc->pinned_groups, clone_flags, child, &child_ctx);
+		if (err)
+			break;
+		err = inherit_groups(&epc->flexible_groups, clone_flags, child, &child_ctx);
+		if (err)
+			break;
+	}
+	mutex_unlock(&parent_ctx->mutex);
+	put_ctx(parent_ctx);
+
+	/* Published even on failure, so perf_event_free_task() finds it. */
+	if (child_ctx)
+		child->perf_event_ctxp = child_ctx;
+	return err;
+}
+
+static void unlink_from_parent(struct perf_event *event)
+{
+	struct perf_event *parent = event->parent;
+
+	mutex_lock(&parent->child_mutex);
+	if (!list_empty(&event->child_entry)) {
+		perf_event_sync_child(event);
+		list_del_init(&event->child_entry);
+	}
+	mutex_unlock(&parent->child_mutex);
+}
+
+/**
+ * perf_event_exit_event - end one event of a task's context
+ * @event: the event
+ * @ctx: its context, mutex held
+ * @flags: extra DETACH_* flags for an original
+ *
+ * A copy gives its count to its original and is freed.  An original
+ * becomes EXIT, keeps its final count and wakes its pollers; it stays in
+ * its group (user space may still read the group) unless @flags says
+ * otherwise.
+ */
+void perf_event_exit_event(struct perf_event *event,
+			   struct perf_event_context *ctx, unsigned long flags)
+{
+	struct perf_event *parent = event->parent;
+
+	if (parent) {
+		perf_remove_from_context(event, DETACH_GROUP | DETACH_EXIT);
+		unlink_from_parent(event);
+		/* Its original may be waiting for the last copy to go. */
+		perf_event_wakeup(parent);
+		/* The copy's reference was its context's. */
+		put_event(event);
+		return;
+	}
+
+	perf_remove_from_context(event, flags | DETACH_EXIT);
+	perf_event_wakeup(event);
+}
+
+static void perf_event_exit_task_context(struct task_struct *task, bool exiting)
+{
+	struct perf_cpu_context *cpuctx;
+	struct perf_event_context *ctx;
+	struct perf_event *event, *tmp;
+
+	mutex_lock(&task->perf_event_mutex);
+	ctx = task->perf_event_ctxp;
+	if (!ctx) {
+		mutex_unlock(&task->perf_event_mutex);
+		return;
+	}
+
+	mutex_lock(&ctx->mutex);
+	local_irq_disable();
+	cpuctx = this_cpu_ptr(&perf_cpu_context);
+	perf_ctx_lock(cpuctx, ctx);
+	if (exiting && cpuctx->task_ctx == ctx)
+		perf_ctx_deactivate(cpuctx, ctx);
+	WRITE_ONCE(task->perf_event_ctxp, NULL);
+	WRITE_ONCE(ctx->task, TASK_TOMBSTONE);
+	perf_ctx_unlock(cpuctx, ctx);
+	local_irq_enable();
+	/* The context's task reference; ctx->task no longer names it. */
+	put_task_struct(task);
+	mutex_unlock(&task->perf_event_mutex);
+
+	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry)
+		perf_event_exit_event(event, ctx, 0);
+	mutex_unlock(&ctx->mutex);
+
+	put_ctx(ctx);	/* the task's reference */
+}
+
+/**
+ * perf_event_exit_task - the current task is exiting
+ * @child: the exiting task (current)
+ *
+ * Its own events lose their owner; the events watching it end.
+ */
+void perf_event_exit_task(struct task_struct *child)
+{
+	struct perf_event *event, *tmp;
+
+	mutex_lock(&child->perf_event_mutex);
+	list_for_each_entry_safe(event, tmp, &child->perf_event_list, owner_entry) {
+		list_del_init(&event->owner_entry);
+		/* Readers of ->owner under RCU see the unlink before NULL. */
+		smp_store_release(&event->owner, NULL);
+	}
+	mutex_unlock(&child->perf_event_mutex);
+
+	perf_event_exit_task_context(child, true);
+}
+
+/**
+ * perf_event_free_task - undo perf_event_init_task() of a failed fork
+ * @task: the task that never ran
+ */
+void perf_event_free_task(struct task_struct *task)
+{
+	perf_event_exit_task_context(task, false);
+}
+
+/**
+ * perf_event_delayed_put - last check when a task struct is freed
+ * @task: the task
+ */
+void perf_event_delayed_put(struct task_struct *task)
+{
+	WARN_ON_ONCE(task->perf_event_ctxp);
+}
+
+/**
+ * perf_free_event_children - free every copy of an original being released
+ * @event: the original
+ */
+void perf_free_event_children(struct perf_event *event)
+{
+	struct perf_event_context *ctx;
+	struct perf_event *child;
+
+	for (;;) {
+		mutex_lock(&event->child_mutex);
+		child = list_first_entry_or_null(&event->child_list,
+						 struct perf_event, child_entry);
+		if (!child) {
+			mutex_unlock(&event->child_mutex);
+			return;
+		}
+		/* Listed copies hold their context's reference: not zero. */
+		WARN_ON_ONCE(!perf_event_get_ref(child));
+		ctx = child->ctx;
+		get_ctx(ctx);
+		mutex_unlock(&event->child_mutex);
+
+		mutex_lock(&ctx->mutex);
+		mutex_lock(&event->child_mutex);
+		if (!list_empty(&child->child_entry)) {
+			list_del_init(&child->child_entry);
+			mutex_unlock(&event->child_mutex);
+			perf_remove_from_context(child, DETACH_GROUP);
+			mutex_unlock(&ctx->mutex);
+			put_event(child);	/* the context's reference */
+		} else {
+			/* Its task exited and took care of it meanwhile. */
+			mutex_unlock(&event->child_mutex);
+			mutex_unlock(&ctx->mutex);
+		}
+		put_event(child);
+		put_ctx(ctx);
+	}
+}
+
+/*
+ * Events with remove_on_exec end at exec, as if the task had exited for
+ * them, and leave their group.  They must also leave their owner's list
+ * (prctl no longer reaches them), but the owner's mutex nests outside
+ * ctx->mutex: they are collected on @gone (through migrate_entry, which
+ * nothing else uses on a task context's event) with a reference, for the
+ * caller to unlink once it has dropped ctx->mutex.
+ */
+static void perf_event_remove_on_exec(struct perf_event_context *ctx,
+				      struct list_head *gone)
+{
+	struct perf_event *event, *tmp;
+
+	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry) {
+		if (!event->attr.remove_on_exec)
+			continue;
+		if (!event->parent && perf_event_get_ref(event))
+			list_add_tail(&event->migrate_entry, gone);
+		perf_event_exit_event(event, ctx, DETACH_GROUP);
+	}
+}
+
+/**
+ * perf_event_exec - the current task has exec'd a new program
+ *
+ * Events opened with enable_on_exec start counting now; those opened with
+ * remove_on_exec end.
+ */
+void perf_event_exec(void)
+{
+	struct perf_event *event, *tmp;
+	struct perf_event_context *ctx;
+	LIST_HEAD(gone);
+
+	mutex_lock(&current->perf_event_mutex);
+	ctx = current->perf_event_ctxp;
+	if (ctx)
+		get_ctx(ctx);
+	mutex_unlock(&current->perf_event_mutex);
+	if (!ctx)
+		return;
+
+	mutex_lock(&ctx->mutex);
+	perf_event_remove_on_exec(ctx, &gone);
+	perf_event_enable_on_exec_ctx(ctx);
+	mutex_unlock(&ctx->mutex);
+	put_ctx(ctx);
+
+	list_for_each_entry_safe(event, tmp, &gone, migrate_entry) {
+		list_del_init(&event->migrate_entry);
+		perf_event_drop_owner(event);
+		put_event(event);
+	}
+}

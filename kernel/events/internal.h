@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Declarations shared by the files of the perf core.  Nothing here is
+ * visible outside kernel/events/.
+ *
+ * Lock order, outermost first (the full rules are in context.c):
+ *   task->perf_event_mutex
+ *     ctx->mutex                 (a parent's before its child's)
+ *       event->child_mutex
+ *         cpuctx->ctx.lock       (raw, interrupts off)
+ *           task ctx->lock       (raw)
+ */
+#ifndef _KERNEL_EVENTS_INTERNAL_H
+#define _KERNEL_EVENTS_INTERNAL_H
+
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/task_work.h>
+
+static inline bool arch_perf_have_user_stack_dump(void)
+{
+	return IS_ENABLED(CONFIG_HAVE_PERF_USER_STACK_DUMP);
+}
+
+/* ctx->is_active bits and the "which groups" argument of scheduling. */
+enum event_type_t {
+	EVENT_FLEXIBLE	= 0x01,
+	EVENT_PINNED	= 0x02,
+	EVENT_TIME	= 0x04,
+	EVENT_ALL	= EVENT_FLEXIBLE | EVENT_PINNED,
+};
+
+/* ctx->task of a context whose task has exited. */
+#define TASK_TOMBSTONE ((void *)-1L)
+
+/* Flags of perf_remove_from_context(). */
+#define DETACH_GROUP	0x01	/* break the group up too */
+#define DETACH_CHILD	0x02	/* an inherited event: unlink from parent */
+#define DETACH_EXIT	0x04	/* the task exited: state EXIT */
+#define DETACH_DEAD	0x08	/* the event is being freed: state DEAD */
+
+/* attach_state bit private to the core: counted in perf_sched_events. */
+#define PERF_ATTACH_SCHED_EVENTS	0x10000
+
+DECLARE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
+
+/**
+ * struct perf_buffer - a ring buffer (see ring_buffer.c)
+ * @refcount: events pointing at it, plus temporary users
+ * @rcu_head: deferred freeing
+ * @nr_pages: data pages, 0 or a power of two
+ * @overwrite: user space does not move data_tail (read-only mapping)
+ * @paused: PERF_EVENT_IOC_PAUSE_OUTPUT
+ * @poll: poll bits not yet reported
+ * @watermark: bytes between wakeups
+ * @event_lock: guards @event_list
+ * @event_list: events writing to this buffer
+ * @mmap_count: mappings of the buffer
+ * @mmap_locked: pages charged to the mapping mm's pinned_vm
+ * @mmap_user: the user charged for the rest
+ * @user_page: the control page
+ * @pages: the control page, then the data pages
+ */
+struct perf_buffer {
+	refcount_t			refcount;
+	struct rcu_head			rcu_head;
+	int				nr_pages;
+	int				overwrite;
+	int				paused;
+	atomic_t			poll;
+	long				watermark;
+	spinlock_t			event_lock;	/* guards event_list */
+	struct list_head		event_list;
+	atomic_t			mmap_count;
+	unsigned long			mmap_locked;
+	struct user_struct		*mmap_user;
+	struct perf_event_mmap_page	*user_page;
+	struct page			*pages[];
+};
+
+static inline unsigned long perf_data_size(struct perf_buffer *rb)
+{
+	return (unsigned long)rb->nr_pages << PAGE_SHIFT;
+}
+
+/* ring_buffer.c */
+struct perf_buffer *ring_buffer_get(struct perf_event *event);
+void ring_buffer_put(struct perf_buffer *rb);
+void ring_buffer_attach(struct perf_event *event, struct perf_buffer *rb);
+void perf_event_rb_detach(struct perf_event *event);
+int perf_mmap(struct file *file, struct vm_area_struct *vma);
+int perf_event_set_output(struct perf_event *event, struct perf_event *output);
+int perf_event_pause_output(struct perf_event *event, bool pause);
+__poll_t perf_rb_poll(struct perf_event *event);
+
+/* pmu.c */
+extern struct srcu_struct pmus_srcu;
+struct pmu *perf_init_event(struct perf_event *event);
+void perf_pmu_put(struct pmu *pmu);
+
+/* event.c */
+void perf_event_cache_init(void);
+struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
+				    struct task_struct *task,
+				    struct perf_event *group_leader,
+				    struct perf_event *parent_event,
+				    perf_overflow_handler_t overflow_handler,
+				    void *context);
+void free_event(struct perf_event *event);
+void put_event(struct perf_event *event);
+bool perf_event_get_ref(struct perf_event *event);
+u64 perf_event_primary_id(struct perf_event *event);
+void perf_event_set_owner(struct perf_event *event, struct task_struct *owner);
+void perf_event_drop_owner(struct perf_event *event);
+void perf_event_wakeup(struct perf_event *event);
+void perf_event_compute_sizes(struct perf_event *event);
+bool perf_event_validate_size(struct perf_event *event);
+
+/* syscall.c */
+struct perf_event *perf_event_create_counter(struct perf_event_attr *attr,
+					     int cpu, struct task_struct *task,
+					     struct perf_event *group_leader,
+					     perf_overflow_handler_t handler,
+					     void *context);
+
+/* context.c */
+typedef void (*event_fn_t)(struct perf_event *event,
+			   struct perf_cpu_context *cpuctx,
+			   struct perf_event_context *ctx, void *data);
+
+struct perf_event_context *alloc_perf_context(struct task_struct *task);
+void get_ctx(struct perf_event_context *ctx);
+void put_ctx(struct perf_event_context *ctx);
+struct perf_event_context *find_get_context(struct task_struct *task, int cpu);
+struct perf_event_pmu_context *find_get_pmu_context(struct pmu *pmu,
+						    struct perf_event_context *ctx,
+						    int cpu);
+void perf_cpu_context_init(int cpu);
+void perf_cpu_pmu_context_init(struct perf_cpu_pmu_context *cpc,
+			       struct pmu *pmu, int cpu);
+void put_pmu_ctx(struct perf_event_pmu_context *epc);
+struct perf_event_context *perf_event_ctx_lock_nested(struct perf_event *event,
+						      int nesting);
+void perf_event_ctx_unlock(struct perf_event *event,
+			   struct perf_event_context *ctx);
+void event_function_call(struct perf_event *event, event_fn_t fn, void *data);
+void event_function_local(struct perf_event *event, event_fn_t fn, void *data);
+void perf_ctx_lock(struct perf_cpu_context *cpuctx,
+		   struct perf_event_context *ctx);
+void perf_ctx_unlock(struct perf_cpu_context *cpuctx,
+		     struct perf_event_context *ctx);
+void perf_install_in_context(struct perf_event_context *ctx,
+			     struct perf_event *event, int cpu);
+void perf_remove_from_context(struct perf_event *event, unsigned long flags);
+void list_add_event(struct perf_event *event, struct perf_event_context *ctx);
+void perf_ctx_remove_all(struct perf_cpu_context *cpuctx,
+			 struct perf_event_context *ctx);
+void perf_group_attach(struct perf_event *event);
+
+static inline struct perf_event_context *
+perf_event_ctx_lock(struct perf_event *event)
+{
+	return perf_event_ctx_lock_nested(event, 0);
+}
+
+static inline struct perf_cpu_pmu_context *
+this_cpc(struct pmu *pmu)
+{
+	return this_cpu_ptr(pmu->cpu_pmu_context);
+}
+
+/* sched.c */
+u64 perf_clock(void);
+void update_context_time(struct perf_event_context *ctx);
+void perf_event_update_time(struct perf_event *event);
+void perf_event_set_state(struct perf_event *event, enum perf_event_state state);
+u64 perf_event_time(struct perf_event *event);
+bool event_filter_match(struct perf_event *event);
+void ctx_sched_out(struct perf_event_context *ctx, struct pmu *pmu,
+		   enum event_type_t event_type);
+void ctx_sched_in(struct perf_event_context *ctx, struct pmu *pmu,
+		  enum event_type_t event_type);
+void perf_ctx_resched(struct perf_cpu_context *cpuctx,
+		      struct perf_event_context *task_ctx, struct pmu *pmu,
+		      enum event_type_t event_type);
+void perf_ctx_activate(struct perf_cpu_context *cpuctx,
+		       struct perf_event_context *ctx);
+void perf_ctx_deactivate(struct perf_cpu_context *cpuctx,
+			 struct perf_event_context *ctx);
+void event_sched_out(struct perf_event *event,
+		     struct perf_event_pmu_context *epc);
+void group_sched_out(struct perf_event *group,
+		     struct perf_event_pmu_context *epc);
+int group_sched_in_now(struct perf_event *group,
+		       struct perf_event_pmu_context *epc);
+void perf_event_sched_in_live(struct perf_event *event,
+			      struct perf_cpu_context *cpuctx,
+			      struct perf_event_context *ctx);
+void perf_sched_events_inc(void);
+void perf_sched_events_dec(void);
+void perf_event_enable_on_exec_ctx(struct perf_event_context *ctx);
+void __perf_event_disable(struct perf_event *event,
+			  struct perf_cpu_context *cpuctx,
+			  struct perf_event_context *ctx, void *data);
+void _perf_event_enable(struct perf_event *event);
+void _perf_event_disable(struct perf_event *event);
+void _perf_event_reset(struct perf_event *event);
+int _perf_event_refresh(struct perf_event *event, int refresh);
+int _perf_event_period(struct perf_event *event, u64 value);
+void pmu_ctx_sched_out(struct perf_event_pmu_context *epc,
+		       enum event_type_t event_type);
+void pmu_groups_sched_in(struct perf_event_pmu_context *epc, bool pinned);
+
+/* rotate.c */
+bool perf_rotate_context(struct perf_cpu_pmu_context *cpc);
+void perf_mux_hrtimer_init(struct perf_cpu_pmu_context *cpc, struct pmu *pmu,
+			   int cpu);
+void perf_mux_hrtimer_restart(struct perf_cpu_pmu_context *cpc);
+void perf_mux_hrtimer_cancel(struct perf_cpu_pmu_context *cpc);
+int perf_mux_interval_set(struct pmu *pmu, int ms);
+
+/* read.c */
+u64 perf_event_count(struct perf_event *event);
+void perf_event_read(struct perf_event *event, bool group);
+ssize_t perf_read_event(struct perf_event *event, char __user *buf,
+			size_t count);
+void perf_event_sync_child(struct perf_event *child);
+
+/* inherit.c */
+void perf_event_exit_event(struct perf_event *event,
+			   struct perf_event_context *ctx, unsigned long flags);
+void perf_free_event_children(struct perf_event *event);
+
+/* software.c */
+void perf_swevent_init_cpu(unsigned int cpu);
+void perf_swevent_count(struct perf_event *event, u64 nr,
+			struct perf_sample_data *data, struct pt_regs *regs);
+void perf_swevent_register(void);
+
+/* tracepoint.c */
+#ifdef CONFIG_EVENT_TRACING
+void perf_tp_register(void);
+int perf_tp_set_filter(struct perf_event *event, char *filter);
+void perf_tp_free_filter(struct perf_event *event);
+#else
+static inline void perf_tp_register(void) { }
+static inline int perf_tp_set_filter(struct perf_event *event, char *filter)
+{
+	return -EINVAL;
+}
+static inline void perf_tp_free_filter(struct perf_event *event) { }
+#endif
+
+/* sysctl.c */
+#define DEFAULT_MAX_SAMPLE_RATE		100000
+extern int perf_sample_allowed_ns;
+
+/* test_pmu.c */
+#ifdef CONFIG_PERF_EVENTS_TEST_PMU
+void perf_test_pmu_register(void);
+int perf_test_pmu_type(void);
+#else
+static inline void perf_test_pmu_register(void) { }
+#endif
+
+#endif /* _KERNEL_EVENTS_INTERNAL_H */

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counter values: bringing an event's count and times up to date, adding
+ * in inherited children, and the read(2) layouts.
+ *
+ * Locking: an ACTIVE event is read on its CPU by IPI, under its context's
+ * lock; any other event under its context's lock from anywhere.  The
+ * child list is walked under event->child_mutex, which keeps the children
+ * from being freed.  read(2) holds the event's ctx->mutex, so the group's
+ * membership (and so the layout size) cannot change under it.
+ */
+#include <linux/uaccess.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+/**
+ * perf_event_count - an event's own count plus what exited children left
+ * @event: the event
+ *
+ * Return: the sum; live children are not included.
+ */
+u64 perf_event_count(struct perf_event *event)
+{
+	return local64_read(&event->count) + atomic64_read(&event->child_count);
+}
+
+struct read_request {
+	struct perf_event	*event;
+	bool			group;
+};
+
+static void update_group_times(struct perf_event *leader)
+{
+	struct perf_event *sibling;
+
+	perf_event_update_time(leader);
+	for_each_sibling_event(sibling, leader)
+		perf_event_update_time(sibling);
+}
+
+/* On the event's CPU, interrupts off. */
+static void __perf_event_read(void *info)
+{
+	struct read_request *req = info;
+	struct perf_event *event = req->event, *sibling;
+	struct perf_event_context *ctx = event->ctx;
+	struct perf_cpu_context *cpuctx = this_cpu_ptr(&perf_cpu_context);
+	struct pmu *pmu;
+
+	/* The task may have been switched out since the IPI was sent. */
+	if (ctx->task && cpuctx->task_ctx != ctx)
+		return;
+
+	raw_spin_lock(&ctx->lock);
+	update_context_time(ctx);
+	if (req->group)
+		update_group_times(event);
+	else
+		perf_event_update_time(event);
+
+	if (event->state != PERF_EVENT_STATE_ACTIVE ||
+	    event->oncpu != smp_processor_id())
+		goto unlock;
+
+	if (!req->group) {
+		event->pmu->read(event);
+		goto unlock;
+	}
+
+	pmu = event->pmu_ctx->pmu;
+	pmu->start_txn(pmu, PERF_PMU_TXN_READ);
+	event->pmu->read(event);
+	for_each_sibling_event(sibling, event) {
+		if (sibling->state == PERF_EVENT_STATE_ACTIVE)
+			sibling->pmu->read(sibling);
+	}
+	pmu->commit_txn(pmu);
+unlock:
+	raw_spin_unlock(&ctx->lock);
+}
+
+/**
+ * perf_event_read - bring an event's count and times up to date
+ * @event: the event
+ * @group: also its siblings (@event is a leader)
+ */
+void perf_event_read(struct perf_event *event, bool group)
+{
+	struct read_request req = { .event = event, .group = group };
+	enum perf_event_state state = READ_ONCE(event->state);
+	struct perf_event_context *ctx = event->ctx;
+	unsigned long flags;
+
+	if (state == PERF_EVENT_STATE_ACTIVE) {
+		int cpu = READ_ONCE(event->oncpu);
+
+		if ((unsigned int)cpu < nr_cpu_ids &&
+		    !smp_call_function_single(cpu, __perf_event_read, &req, 1))
+			return;
+	}
+
+	if (!ctx)
+		return;
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	/* Only a context that is not running here can be updated remotely. */
+	if (event->state != PERF_EVENT_STATE_ACTIVE) {
+		update_context_time(ctx);
+		if (group)
+			update_group_times(event);
+		else
+			perf_event_update_time(event);
+	}
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+}
+
+/* Adds @event's value and times to the totals; child_mutex held. */
+static u64 __perf_event_read_value(struct perf_event *event,
+				   u64 *enabled, u64 *running)
+{
+	struct perf_event *child;
+	u64 total;
+
+	perf_event_read(event, false);
+	total = perf_event_count(event);
+	*enabled += event->total_time_enabled +
+		    atomic64_read(&event->child_total_time_enabled);
+	*running += event->total_time_running +
+		    atomic64_read(&event->child_total_time_running);
+
+	list_for_each_entry(child, &event->child_list, child_entry) {
+		perf_event_read(child, false);
+		total += perf_event_count(child);
+		*enabled += child->total_time_enabled;
+		*running += child->total_time_running;
+	}
+	return total;
+}
+
+/**
+ * perf_event_read_value - the count of an event and its children
+ * @event: the event
+ * @enabled: returns the total enabled time
+ * @running: returns the total running time
+ *
+ * Return: the count.
+ */
+u64 perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running)
+{
+	u64 count;
+
+	*enabled = 0;
+	*running = 0;
+	mutex_lock(&event->child_mutex);
+	count = __perf_event_read_value(event, enabled, running);
+	mutex_unlock(&event->child_mutex);
+	return count;
+}
+EXPORT_SYMBOL_GPL(perf_event_read_value);
+
+/**
+ * perf_event_read_local - read an event of this CPU or this task, atomically
+ * @event: the event
+ * @value: returns the count
+ * @enabled: returns the enabled time, if not NULL
+ * @running: returns the running time, if not NULL
+ *
+ * Return: 0, or -EINVAL for an inherited event, or for one that belongs
+ * to another task or another CPU.
+ */
+int perf_event_read_local(struct perf_event *event, u64 *value,
+			  u64 *enabled, u64 *running)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	local_irq_save(flags);
+	if (event->attr.inherit ||
+	    (event->attach_state & PERF_ATTACH_TASK && event->hw.target != current) ||
+	    (!(event->attach_state & PERF_ATTACH_TASK) &&
+	     event->cpu != smp_processor_id()) ||
+	    (event->state == PERF_EVENT_STATE_ACTIVE &&
+	     event->oncpu != smp_processor_id())) {
+		ret = -EINVAL;
+		goto out;
+	}
+
+	raw_spin_lock(&event->ctx->lock);
+	update_context_time(event->ctx);
+	perf_event_update_time(event);
+	if (event->state == PERF_EVENT_STATE_ACTIVE)
+		event->pmu->read(event);
+	*value = local64_read(&event->count);
+	if (enabled)
+		*enabled = event->total_time_enabled;
+	if (running)
+		*running = event->total_time_running;
+	raw_spin_unlock(&event->ctx->lock);
+out:
+	local_irq_restore(flags);
+	return ret;
+}
+
+static ssize_t perf_read_one(struct perf_event *event, u64 read_format,
+			     char __user *buf)
+{
+	u64 enabled, running, values[5];
+	int n = 0;
+
+	values[n++] = perf_event_read_value(event, &enabled, &running);
+	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		values[n++] = enabled;
+	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		values[n++] = running;
+	if (read_format & PERF_FORMAT_ID)
+		values[n++] = perf_event_primary_id(event);
+	if (read_format & PERF_FORMAT_LOST)
+		values[n++] = atomic64_read(&event->lost_samples);
+
+	if (copy_to_user(buf, values, n * sizeof(u64)))
+		return -EFAULT;
+	return n * sizeof(u64);
+}
+
+/* Add one group (the parent's, or an inherited copy) into @values. */
+static void perf_read_group_add(struct perf_event *leader, u64 read_format,
+				u64 *values)
+{
+	struct perf_event_context *ctx = leader->ctx;
+	struct perf_event *sibling;
+	unsigned long flags;
+	int n = 1;
+
+	perf_event_read(leader, true);
+
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	values[0] = 1 + leader->nr_siblings;
+	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		values[n++] += leader->total_time_enabled +
+			       atomic64_read(&leader->child_total_time_enabled);
+	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		values[n++] += leader->total_time_running +
+			       atomic64_read(&leader->child_total_time_running);
+
+	values[n++] += perf_event_count(leader);
+	if (read_format & PERF_FORMAT_ID)
+		values[n++] = perf_event_primary_id(leader);
+	if (read_format & PERF_FORMAT_LOST)
+		values[n++] += atomic64_read(&leader->lost_samples);
+
+	for_each_sibling_event(sibling, leader) {
+		values[n++] += perf_event_count(sibling);
+		if (read_format & PERF_FORMAT_ID)
+			values[n++] = perf_event_primary_id(sibling);
+		if (read_format & PERF_FORMAT_LOST)
+			values[n++] += atomic64_read(&sibling->lost_samples);
+	}
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+}
+
+static ssize_t perf_read_group(struct perf_event *event, u64 read_format,
+			       char __user *buf)
+{
+	struct perf_event *leader = event->group_leader, *child;
+	size_t size = event->read_size;
+	ssize_t ret = size;
+	u64 *values;
+
+	values = kzalloc(size, GFP_KERNEL);
+	if (!values)
+		return -ENOMEM;
+
+	mutex_lock(&leader->child_mutex);
+	list_for_each_entry(child, &leader->child_list, child_entry) {
+		/*
+		 * The group changed after the copy was made: summing groups
+		 * of different shapes means nothing.
+		 */
+		if (child->group_generation != leader->group_generation ||
+		    child->nr_siblings != leader->nr_siblings) {
+			ret = -ECHILD;
+			goto unlock;
+		}
+	}
+	perf_read_group_add(leader, read_format, values);
+	list_for_each_entry(child, &leader->child_list, child_entry)
+		perf_read_group_add(child, read_format, values);
+unlock:
+	mutex_unlock(&leader->child_mutex);
+
+	if (ret > 0 && copy_to_user(buf, values, size))
+		ret = -EFAULT;
+	kfree(values);
+	return ret;
+}
+
+/**
+ * perf_read_event - read(2) of an event: the layout read_format asks for
+ * @event: the event; its ctx->mutex held
+ * @buf: user buffer
+ * @count: its size
+ *
+ * Return: bytes copied, 0 for a pinned group in the ERROR state,
+ * -ENOSPC for a buffer too small, or -EFAULT.
+ */
+ssize_t perf_read_event(struct perf_event *event, char __user *buf, size_t count)
+{
+	u64 read_format = event->attr.read_format;
+
+	if (event->state == PERF_EVENT_STATE_ERROR)
+		return 0;
+	if (count < event->read_size)
+		return -ENOSPC;
+	if (read_format & PERF_FORMAT_GROUP)
+		return perf_read_group(event, read_format, buf);
+	return perf_read_one(event, read_format, buf);
+}
+
+/**
+ * perf_event_sync_child - fold an exiting child's count into its parent
+ * @child: the inherited event, already out of its context
+ */
+void perf_event_sync_child(struct perf_event *child)
+{
+	struct perf_event *parent = child->parent;
+
+	atomic64_add(perf_event_count(child), &parent->child_count);
+	atomic64_add(child->total_time_enabled, &parent->child_total_time_enabled);
+	atomic64_add(child->total_time_running, &parent->child_total_time_running);
+	atomic64_add(atomic64_read(&child->lost_samples), &parent->lost_samples);
+}

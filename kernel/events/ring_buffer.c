@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mmap ring buffer: allocation, mapping into user space, memory
+ * accounting, sharing one buffer between events (SET_OUTPUT), pausing, and
+ * the control page at its head.
+ *
+ * Layout: page 0 is the control page (struct perf_event_mmap_page), then
+ * 2^n data pages.  User space maps all of them at offset 0; the data pages
+ * are mapped read-only even in a writable mapping, only the control page
+ * (where user space stores data_tail) is writable.
+ *
+ * Lifetime and locking:
+ *  - rb->refcount: one per event whose event->rb points at the buffer, and
+ *    one per temporary user (ring_buffer_get()).  The last reference frees
+ *    the pages after an RCU grace period: writers and the fault handler
+ *    find the buffer through rcu_dereference(event->rb).
+ *  - rb->mmap_count counts mappings of the buffer (by any event), and
+ *    event->mmap_count the mappings made through one event's file.  When
+ *    the last mapping of the buffer goes, every event redirected into it is
+ *    detached and the locked-memory charge is returned.
+ *  - event->mmap_mutex serialises attaching and detaching a buffer to an
+ *    event; rb->event_lock guards the list of events attached to a buffer.
+ *
+ * Accounting (as upstream): each user may lock perf_event_mlock_kb per
+ * online CPU in buffers (user->perf_mlock); pages beyond that are charged
+ * to the mm's pinned_vm and need RLIMIT_MEMLOCK room or CAP_IPC_LOCK,
+ * unless perf_event_paranoid is -1.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/poll.h>
+#include <linux/sched/user.h>
+#include <linux/sched/mm.h>
+
+#include "internal.h"
+
+static int rb_page_node(int cpu)
+{
+	return cpu >= 0 ? cpu_to_node(cpu) : NUMA_NO_NODE;
+}
+
+static void rb_free_pages(struct perf_buffer *rb)
+{
+	int i;
+
+	for (i = 0; i <= rb->nr_pages; i++) {
+		if (rb->pages[i])
+			__free_page(rb->pages[i]);
+	}
+}
+
+static void rb_free_rcu(struct rcu_head *head)
+{
+	struct perf_buffer *rb = container_of(head, struct perf_buffer, rcu_head);
+
+	rb_free_pages(rb);
+	kfree(rb);
+}
+
+/**
+ * rb_alloc - allocate a ring buffer
+ * @nr_pages: data pages, 0 or a power of two
+ * @watermark: bytes between wakeups, 0 for half the buffer
+ * @cpu: CPU the buffer is for, -1 for any
+ * @writable: user space maps it writable (it reads and moves data_tail)
+ *
+ * Return: the buffer with one reference, or NULL.
+ */
+static struct perf_buffer *rb_alloc(int nr_pages, long watermark, int cpu,
+				    bool writable)
+{
+	struct perf_buffer *rb;
+	int i, node = rb_page_node(cpu);
+
+	rb = kzalloc_node(struct_size(rb, pages, nr_pages + 1), GFP_KERNEL, node);
+	if (!rb)
+		return NULL;
+	rb->nr_pages = nr_pages;
+	for (i = 0; i <= nr_pages; i++) {
+		rb->pages[i] = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+		if (!rb->pages[i])
+			goto fail;
+	}
+	rb->user_page = page_address(rb->pages[0]);
+	refcount_set(&rb->refcount, 1);
+	INIT_LIST_HEAD(&rb->event_list);
+	spin_lock_init(&rb->event_lock);
+	rb->overwrite = !writable;
+	rb->watermark = watermark ? min_t(long, watermark, perf_data_size(rb)) :
+				    perf_data_size(rb) / 2;
+	return rb;
+fail:
+	rb_free_pages(rb);
+	kfree(rb);
+	return NULL;
+}
+
+/**
+ * ring_buffer_get - the buffer an event writes to, referenced
+ * @event: the event
+ *
+ * Return: the buffer or NULL.
+ */
+struct perf_buffer *ring_buffer_get(struct perf_event *event)
+{
+	struct perf_buffer *rb;
+
+	rcu_read_lock();
+	rb = rcu_dereference(event->rb);
+	if (rb && !refcount_inc_not_zero(&rb->refcount))
+		rb = NULL;
+	rcu_read_unlock();
+	return rb;
+}
+
+/**
+ * ring_buffer_put - drop a reference to a buffer
+ * @rb: the buffer, or NULL
+ */
+void ring_buffer_put(struct perf_buffer *rb)
+{
+	if (rb && refcount_dec_and_test(&rb->refcount))
+		call_rcu(&rb->rcu_head, rb_free_rcu);
+}
+
+/**
+ * ring_buffer_attach - point an event at a buffer (or at none)
+ * @event: the event; its mmap_mutex held
+ * @rb: the new buffer, whose reference the event takes over, or NULL
+ */
+void ring_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
+{
+	struct perf_buffer *old = event->rb;
+	unsigned long flags;
+
+	if (old) {
+		spin_lock_irqsave(&old->event_lock, flags);
+		list_del_rcu(&event->rb_entry);
+		spin_unlock_irqrestore(&old->event_lock, flags);
+	}
+	if (rb) {
+		spin_lock_irqsave(&rb->event_lock, flags);
+		list_add_rcu(&event->rb_entry, &rb->event_list);
+		spin_unlock_irqrestore(&rb->event_lock, flags);
+	}
+	rcu_assign_pointer(event->rb, rb);
+
+	if (old) {
+		/* Whoever waits on the old buffer must look again. */
+		wake_up_all(&event->waitq);
+		ring_buffer_put(old);
+	}
+}
+
+/**
+ * perf_event_rb_detach - an event being freed lets go of its buffer
+ * @event: the event
+ */
+void perf_event_rb_detach(struct perf_event *event)
+{
+	if (!rcu_access_pointer(event->rb))
+		return;
+	mutex_lock(&event->mmap_mutex);
+	ring_buffer_attach(event, NULL);
+	mutex_unlock(&event->mmap_mutex);
+}
+
+static void perf_event_init_userpage(struct perf_event *event,
+				     struct perf_buffer *rb)
+{
+	struct perf_event_mmap_page *pg = rb->user_page;
+
+	pg->cap_bit0_is_deprecated = 1;
+	pg->size = offsetof(struct perf_event_mmap_page, __reserved);
+	pg->data_offset = PAGE_SIZE;
+	pg->data_size = perf_data_size(rb);
+}
+
+/**
+ * perf_event_update_userpage - refresh the counter fields of the control page
+ * @event: the event
+ *
+ * The seqcount in ->lock lets user space read a consistent snapshot.
+ */
+void perf_event_update_userpage(struct perf_event *event)
+{
+	struct perf_event_mmap_page *pg;
+	struct perf_buffer *rb;
+
+	rcu_read_lock();
+	rb = rcu_dereference(event->rb);
+	if (!rb)
+		goto unlock;
+	pg = rb->user_page;
+
+	preempt_disable();
+	++pg->lock;
+	barrier();
+	pg->index = 0;
+	pg->offset = perf_event_count(event);
+	pg->time_enabled = event->total_time_enabled +
+			   atomic64_read(&event->child_total_time_enabled);
+	pg->time_running = event->total_time_running +
+			   atomic64_read(&event->child_total_time_running);
+	arch_perf_update_userpage(event, pg, 0);
+	barrier();
+	++pg->lock;
+	preempt_enable();
+unlock:
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(perf_event_update_userpage);
+
+static struct page *rb_page(struct perf_buffer *rb, unsigned long pgoff)
+{
+	if (pgoff > rb->nr_pages)
+		return NULL;
+	return rb->pages[pgoff];
+}
+
+static vm_fault_t perf_mmap_fault(struct vm_fault *vmf)
+{
+	struct perf_event *event = vmf->vma->vm_file->private_data;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	struct perf_buffer *rb;
+	struct page *page;
+
+	rcu_read_lock();
+	rb = rcu_dereference(event->rb);
+	if (!rb)
+		goto unlock;
+	/* Only the control page may be written by user space. */
+	if (vmf->pgoff && (vmf->flags & FAULT_FLAG_WRITE))
+		goto unlock;
+	page = rb_page(rb, vmf->pgoff);
+	if (!page)
+		goto unlock;
+	get_page(page);
+	page->mapping = vmf->vma->vm_file->f_mapping;
+	page->index = vmf->pgoff;
+	vmf->page = page;
+	ret = 0;
+unlock:
+	rcu_read_unlock();
+	return ret;
+}
+
+static vm_fault_t perf_mmap_mkwrite(struct vm_fault *vmf)
+{
+	return vmf->pgoff ? VM_FAULT_SIGBUS : 0;
+}
+
+/* A mapping is duplicated (split by mprotect or munmap of a part). */
+static void perf_mmap_open(struct vm_area_struct *vma)
+{
+	struct perf_event *event = vma->vm_file->private_data;
+
+	atomic_inc(&event->mmap_count);
+	atomic_inc(&event->rb->mmap_count);
+	if (event->pmu->event_mapped)
+		event->pmu->event_mapped(event, vma->vm_mm);
+}
+
+/* Detach every event still redirected into @rb, which nobody maps now. */
+static void rb_detach_all(struct perf_buffer *rb)
+{
+	struct perf_event *event;
+
+	for (;;) {
+		rcu_read_lock();
+		list_for_each_entry_rcu(event, &rb->event_list, rb_entry) {
+			if (!perf_event_get_ref(event))
+				continue;
+			rcu_read_unlock();
+
+			mutex_lock(&event->mmap_mutex);
+			if (event->rb == rb)
+				ring_buffer_attach(event, NULL);
+			mutex_unlock(&event->mmap_mutex);
+			put_event(event);
+			goto again;
+		}
+		rcu_read_unlock();
+		return;
+again:
+		;
+	}
+}
+
+static void perf_mmap_close(struct vm_area_struct *vma)
+{
+	struct perf_event *event = vma->vm_file->private_data;
+	struct perf_buffer *rb = ring_buffer_get(event);
+	struct user_struct *user = rb->mmap_user;
+	unsigned long locked = rb->mmap_locked;
+	unsigned long pages = rb->nr_pages + 1;
+
+	if (event->pmu->event_unmapped)
+		event->pmu->event_unmapped(event, vma->vm_mm);
+
+	atomic_dec(&rb->mmap_count);
+	if (!atomic_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex))
+		goto out;
+	/* No mapping through this event is left: it stops writing. */
+	ring_buffer_attach(event, NULL);
+	mutex_unlock(&event->mmap_mutex);
+
+	if (atomic_read(&rb->mmap_count))
+		goto out;
+
+	rb_detach_all(rb);
+	atomic_long_sub(pages - locked, &user->perf_mlock);
+	atomic64_sub(locked, &vma->vm_mm->pinned_vm);
+	free_uid(user);
+out:
+	ring_buffer_put(rb);
+}
+
+static const struct vm_operations_struct perf_mmap_vmops = {
+	.open		= perf_mmap_open,
+	.close		= perf_mmap_close,
+	.fault		= perf_mmap_fault,
+	.page_mkwrite	= perf_mmap_mkwrite,
+};
+
+/* Charge @pages to the user and, beyond their allowance, to the mm. */
+static int rb_charge(struct vm_area_struct *vma, unsigned long pages,
+		     unsigned long *user_part, unsigned long *pinned_part)
+{
+	unsigned long limit = (sysctl_perf_event_mlock >> (PAGE_SHIFT - 10)) *
+			      num_online_cpus();
+	unsigned long used = atomic_long_read(&current_user()->perf_mlock);
+	unsigned long extra = 0, lock_limit;
+
+	used = min(used, limit) + pages;
+	if (used > limit)
+		extra = used - limit;
+
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	if (atomic64_read(&vma->vm_mm->pinned_vm) + extra > lock_limit &&
+	    perf_is_paranoid() && !capable(CAP_IPC_LOCK))
+		return -EPERM;
+
+	*user_part = pages - extra;
+	*pinned_part = extra;
+	return 0;
+}
+
+/**
+ * perf_mmap - map an event's ring buffer
+ * @file: the event's file
+ * @vma: the mapping: shared, offset 0, 1 + 2^n pages
+ *
+ * A second mapping of the same event must have the same size and shares
+ * the buffer.
+ *
+ * Return: 0 or a negative errno.
+ */
+int perf_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct perf_event *event = file->private_data;
+	unsigned long size = vma->vm_end - vma->vm_start;
+	unsigned long nr_pages, user_part = 0, pinned_part = 0;
+	struct perf_buffer *rb;
+	int ret;
+
+	/* Inherited per-task events would all write to one buffer. */
+	if (event->cpu == -1 && event->attr.inherit)
+		return -EINVAL;
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	ret = security_perf_event_read(event);
+	if (ret)
+		return ret;
+	/* No PMU here has an AUX area, which is what other offsets map. */
+	if (vma->vm_pgoff)
+		return -EINVAL;
+
+	nr_pages = size / PAGE_SIZE - 1;
+	if (nr_pages && !is_power_of_2(nr_pages))
+		return -EINVAL;
+	if (size != PAGE_SIZE * (nr_pages + 1))
+		return -EINVAL;
+
+again:
+	mutex_lock(&event->mmap_mutex);
+	rb = event->rb;
+	if (rb) {
+		ret = -EINVAL;
+		if (rb->nr_pages != nr_pages)
+			goto unlock;
+		if (!atomic_inc_not_zero(&rb->mmap_count)) {
+			/* Its last mapping is going away: start afresh. */
+			ring_buffer_attach(event, NULL);
+			mutex_unlock(&event->mmap_mutex);
+			goto again;
+		}
+		ret = 0;
+		goto mapped;
+	}
+
+	ret = rb_charge(vma, nr_pages + 1, &user_part, &pinned_part);
+	if (ret)
+		goto unlock;
+	rb = rb_alloc(nr_pages,
+		      event->attr.watermark ? event->attr.wakeup_watermark : 0,
+		      event->cpu, vma->vm_flags & VM_WRITE);
+	ret = -ENOMEM;
+	if (!rb)
+		goto unlock;
+	atomic_set(&rb->mmap_count, 1);
+	rb->mmap_user = get_current_user();
+	rb->mmap_locked = pinned_part;
+	ring_buffer_attach(event, rb);
+	perf_event_init_userpage(event, rb);
+	perf_event_update_userpage(event);
+
+	atomic_long_add(user_part, &current_user()->perf_mlock);
+	atomic64_add(pinned_part, &vma->vm_mm->pinned_vm);
+	ret = 0;
+mapped:
+	atomic_inc(&event->mmap_count);
+unlock:
+	mutex_unlock(&event->mmap_mutex);
+	if (ret)
+		return ret;
+
+	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_ops = &perf_mmap_vmops;
+	if (event->pmu->event_mapped)
+		event->pmu->event_mapped(event, vma->vm_mm);
+	return 0;
+}
+
+static void mutex_lock_pair(struct mutex *a, struct mutex *b)
+{
+	if (b < a)
+		swap(a, b);
+	mutex_lock(a);
+	mutex_lock_nested(b, SINGLE_DEPTH_NESTING);
+}
+
+/**
+ * perf_event_set_output - make @event write into @output's buffer
+ * @event: the event
+ * @output: the event whose mapped buffer to share, or NULL to stop
+ *
+ * Both must count on the same CPU (or, CPU-wide buffers aside, watch the
+ * same task), use the same clock and write in the same direction; @event
+ * must not be mapped itself.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int perf_event_set_output(struct perf_event *event, struct perf_event *output)
+{
+	struct perf_buffer *rb = NULL;
+	int ret = -EINVAL;
+
+	if (!output) {
+		mutex_lock(&event->mmap_mutex);
+		goto set;
+	}
+	if (event == output || output->cpu != event->cpu)
+		return -EINVAL;
+	if (output->cpu == -1 && output->hw.target != event->hw.target)
+		return -EINVAL;
+	if (output->clock != event->clock)
+		return -EINVAL;
+	if (is_write_backward(output) != is_write_backward(event))
+		return -EINVAL;
+
+	mutex_lock_pair(&event->mmap_mutex, &output->mmap_mutex);
+set:
+	if (atomic_read(&event->mmap_count))
+		goto unlock;
+	if (output) {
+		rb = ring_buffer_get(output);
+		if (!rb)
+			goto unlock;
+		/* Only a buffer someone maps can be shared. */
+		if (!atomic_read(&rb->mmap_count)) {
+			ring_buffer_put(rb);
+			goto unlock;
+		}
+	}
+	ring_buffer_attach(event, rb);
+	ret = 0;
+unlock:
+	mutex_unlock(&event->mmap_mutex);
+	if (output)
+		mutex_unlock(&output->mmap_mutex);
+	return ret;
+}
+
+/**
+ * perf_event_pause_output - stop or restart writing to a buffer
+ * @event: an event writing to the buffer
+ * @pause: stop when true
+ *
+ * Return: 0, or -EINVAL without a buffer with data pages.
+ */
+int perf_event_pause_output(struct perf_event *event, bool pause)
+{
+	struct perf_buffer *rb = ring_buffer_get(event);
+
+	if (!rb || !rb->nr_pages) {
+		ring_buffer_put(rb);
+		return -EINVAL;
+	}
+	WRITE_ONCE(rb->paused, pause);
+	ring_buffer_put(rb);
+	return 0;
+}
+
+/**
+ * perf_rb_poll - what poll(2) reports for an event with a buffer
+ * @event: the event
+ *
+ * Return: the pending poll bits, consumed; EPOLLHUP without a buffer.
+ */
+__poll_t perf_rb_poll(struct perf_event *event)
+{
+	struct perf_buffer *rb;
+	__poll_t events = EPOLLHUP;
+
+	mutex_lock(&event->mmap_mutex);
+	rb = event->rb;
+	if (rb)
+		events = atomic_xchg(&rb->poll, 0);
+	mutex_unlock(&event->mmap_mutex);
+	return events;
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracepoint PMU: events that count (and later sample) the kernel's
+ * static tracepoints, by the id tracefs shows for each.  The tracing code
+ * (kernel/trace/trace_event_perf.c) owns the per-CPU lists of events of
+ * each tracepoint: pmu::add puts an event on its CPU's list, pmu::del
+ * takes it off, and a tracepoint hit walks the list (perf_tp_event()).
+ *
+ * Context: perf_tp_event() runs with preemption off, in any context, with
+ * this CPU's software recursion slot held by the caller.  Lists are walked
+ * under RCU; events are freed after a grace period.
+ */
+#include <linux/trace_events.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+static bool tp_event_match(struct perf_event *event, void *record,
+			   struct pt_regs *regs)
+{
+	if (event->hw.state & PERF_HES_STOPPED)
+		return false;
+	if (event->attr.exclude_kernel && !user_mode(regs))
+		return false;
+	if (event->filter && !filter_match_preds(event->filter, record))
+		return false;
+	return true;
+}
+
+static void tp_count(struct perf_event *event, u64 count, void *record,
+		     struct perf_raw_record *raw, struct pt_regs *regs)
+{
+	struct perf_sample_data data;
+
+	if (!tp_event_match(event, record, regs))
+		return;
+	perf_sample_data_init(&data, 0, 0);
+	data.raw = raw;
+	perf_swevent_count(event, count, &data, regs);
+}
+
+/*
+ * Tracepoints about another task (the sched_stat ones) also count in
+ * that task's own events of the same tracepoint.
+ */
+static void tp_count_in_task(struct task_struct *task, u64 count, void *record,
+			     struct perf_raw_record *raw, struct pt_regs *regs)
+{
+	struct trace_entry *entry = record;
+	struct perf_event_context *ctx;
+	struct perf_event *event;
+	unsigned long flags;
+
+	rcu_read_lock();
+	ctx = READ_ONCE(task->perf_event_ctxp);
+	if (!ctx)
+		goto unlock;
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	list_for_each_entry(event, &ctx->event_list, event_entry) {
+		if (event->attr.type != PERF_TYPE_TRACEPOINT ||
+		    event->attr.config != entry->type)
+			continue;
+		if (event->cpu != -1 && event->cpu != smp_processor_id())
+			continue;
+		/* A synchronous signal cannot go to another task. */
+		if (event->attr.sigtrap)
+			continue;
+		tp_count(event, count, record, raw, regs);
+	}
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+unlock:
+	rcu_read_unlock();
+}
+
+/**
+ * perf_tp_event - a tracepoint with perf events fired
+ * @event_type: the tracepoint's id
+ * @count: how many occurrences
+ * @record: the trace record
+ * @entry_size: its size
+ * @regs: the registers at the tracepoint
+ * @head: this CPU's list of the tracepoint's events
+ * @rctx: the recursion slot the caller holds; released here
+ * @task: another task to deliver to, or NULL
+ */
+void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size, struct pt_regs *regs,
+		   struct hlist_head *head, int rctx, struct task_struct *task)
+{
+	struct perf_raw_record raw = {
+		.frag = { .size = entry_size, .data = record },
+	};
+	struct perf_event *event;
+
+	perf_trace_buf_update(record, event_type);
+
+	hlist_for_each_entry_rcu(event, head, hlist_entry)
+		tp_count(event, count, record, &raw, regs);
+
+	if (task && task != current)
+		tp_count_in_task(task, count, record, &raw, regs);
+
+	perf_swevent_put_recursion_context(rctx);
+}
+EXPORT_SYMBOL_GPL(perf_tp_event);
+
+/**
+ * perf_trace_run_bpf_submit - a tracepoint's perf handler hands its record on
+ * @raw_data: the record
+ * @size: its size
+ * @rctx: the recursion slot held
+ * @call: the tracepoint
+ * @count: occurrences
+ * @regs: registers
+ * @head: this CPU's list of the tracepoint's events
+ * @task: another task to deliver to, or NULL
+ *
+ * BPF programs cannot be attached without CONFIG_BPF_EVENTS, which this
+ * core does not support, so the record goes straight to the events.
+ */
+void perf_trace_run_bpf_submit(void *raw_data, int size, int rctx, struct trace_event_call *call,
+			       u64 count, struct pt_regs *regs, struct hlist_head *head,
+			       struct task_struct *task)
+{
+	perf_tp_event(call->event.type, count, raw_data, size, regs, head, rctx,
+		      task);
+}
+EXPORT_SYMBOL_GPL(perf_trace_run_bpf_submit);
+
+static void tp_destroy(struct perf_event *event)
+{
+	perf_trace_destroy(event);
+}
+
+static int tp_event_init(struct perf_event *event)
+{
+	int err;
+
+	if (event->attr.type != PERF_TYPE_TRACEPOINT)
+		return -ENOENT;
+	/* Tracepoints have no branches to record. */
+	err = has_branch_stack(event) ? -EOPNOTSUPP : perf_trace_init(event);
+	if (err)
+		return err;
+	event->destroy = tp_destroy;
+	return 0;
+}
+
+static void tp_start(struct perf_event *event, int flags)
+{
+	event->hw.state = 0;
+}
+
+static void tp_stop(struct perf_event *event, int flags)
+{
+	event->hw.state = PERF_HES_STOPPED;
+}
+
+static void tp_read(struct perf_event *event)
+{
+}
+
+static struct pmu perf_tracepoint = {
+	.task_ctx_nr	= perf_sw_context,
+	.event_init	= tp_event_init,
+	.add		= perf_trace_add,
+	.del		= perf_trace_del,
+	.start		= tp_start,
+	.stop		= tp_stop,
+	.read		= tp_read,
+};
+
+/**
+ * perf_tp_set_filter - PERF_EVENT_IOC_SET_FILTER on a tracepoint event
+ * @event: the event
+ * @filter: the filter expression
+ *
+ * Return: 0 or a negative errno.
+ */
+int perf_tp_set_filter(struct perf_event *event, char *filter)
+{
+	if (event->attr.type != PERF_TYPE_TRACEPOINT)
+		return -EINVAL;
+	return ftrace_profile_set_filter(event, event->attr.config, filter);
+}
+
+/**
+ * perf_tp_free_filter - drop a tracepoint event's filter
+ * @event: the event being freed
+ */
+void perf_tp_free_filter(struct perf_event *event)
+{
+	if (event->filter)
+		ftrace_profile_free_filter(event);
+}
+
+/**
+ * perf_tp_register - register the tracepoint PMU; boot only
+ */
+void __init perf_tp_register(void)
+{
+	perf_pmu_register(&perf_tracepoint, "tracepoint", PERF_TYPE_TRACEPOINT);
+}

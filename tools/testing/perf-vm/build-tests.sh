@@ -1,0 +1,40 @@
+#!/bin/bash
+# Build the perf_events kselftests (from the series tree) into
+# out/build/selftests, together with the script tests of tests/.
+#   build-tests.sh            build
+#   build-tests.sh --list     the test programs, in run order
+#   build-tests.sh --list-smp those that also run at -smp 4
+. "$(dirname "$0")/lib.sh"
+
+dir=$SERIES_SRC/tools/testing/selftests/perf_events
+dst=$BUILD/selftests
+vars() { make -s -C "$dir" --no-print-directory -f Makefile -f - "$@" <<'MK'
+print-%:
+	@echo $($*)
+MK
+}
+case "${1:-}" in
+--list)
+	for t in $(vars print-TEST_GEN_PROGS 2>/dev/null); do basename "$t"; done
+	for t in "$PERFVM"/tests/*.sh; do [ -e "$t" ] && basename "$t"; done
+	exit 0 ;;
+--list-smp)
+	for t in $(vars print-TEST_SMP_PROGS 2>/dev/null); do basename "$t"; done
+	exit 0 ;;
+esac
+
+mkdir -p "$dst"
+[ -f "$dir/Makefile" ] || exit 0
+make -s -C "$dir" OUTPUT="$dst" KHDR_INCLUDES="-isystem $SERIES_SRC/tools/include/uapi" \
+	>"$dst/build.log" 2>&1 || { cat "$dst/build.log" >&2; die "selftests failed to build"; }
+grep -E "warning" "$dst/build.log" >&2
+for t in "$PERFVM"/tests/*.sh; do
+	[ -e "$t" ] && install -m 755 "$t" "$dst/"
+done
+# Programs the script tests drive, and their sources (gdb lists lines).
+for c in "$PERFVM"/tests/*.c; do
+	[ -e "$c" ] || continue
+	cp "$c" "$dst/"
+	gcc -g -O0 -o "$dst/$(basename "$c" .c)" "$c" || die "cannot build $c"
+done
+exit 0

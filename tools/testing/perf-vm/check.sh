@@ -1,0 +1,78 @@
+#!/bin/bash
+# make check: build the kernels and the tests, boot each kernel in QEMU, run
+# every test, scan the console for splats, and end with one line
+# "N passed, N failed, N skipped".  Non-zero exit on any failure.
+#
+# usage: check.sh [all|qemu|stock]
+#   qemu   our kernel (-smp 2 and -smp 4) and our debug kernel (-smp 2)
+#   stock  the unmodified base with the same configuration (-smp 2 and 4)
+#   all    both (the default): every test must pass on both kernels
+. "$(dirname "$0")/lib.sh"
+
+which=${1:-all}
+start=$(date +%s)
+results=$OUT/check
+rm -rf "$results"
+mkdir -p "$results"
+
+kernels=
+case "$which" in
+qemu) kernels="qemu debug" ;;
+stock) kernels="stock" ;;
+all) kernels="qemu debug stock" ;;
+*) die "usage: check.sh qemu|stock|all" ;;
+esac
+
+for k in $kernels; do
+	"$PERFVM/build.sh" "$k" >/dev/null || exit 1
+done
+"$PERFVM/build-tests.sh" >/dev/null || exit 1
+
+tests_dir=$BUILD/selftests
+mapfile -t all_tests < <("$PERFVM/build-tests.sh" --list)
+mapfile -t smp_tests < <("$PERFVM/build-tests.sh" --list-smp)
+
+summaries=()
+run() {	# label kernel smp mem timeout tests...
+	local label=$1 k=$2 smp=$3 mem=$4 tmo=$5
+	shift 5
+	local img=$BUILD/$k/arch/x86/boot/bzImage
+	log "running ${#@} test programs on $label"
+	"$PERFVM/vm.sh" -k "$img" -s "$smp" -m "$mem" -t "$tmo" \
+		-c "$results/$label.console" -o "$results/$label.out" -- \
+		"PERFTEST_TIMEOUT=$((tmo / 3)) sh $PERFVM/guest-tests.sh $*" >/dev/null
+	local st=$?
+	"$PERFVM/summarize.py" "$label" "$results/$label.out" \
+		"$results/$label.console" "$st" | tee "$results/$label.summary" |
+		grep -v "^$label: [0-9]* passed" >&2
+	summaries+=("$results/$label.summary")
+}
+
+paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
+
+for k in $kernels; do
+	case $k in
+	qemu|stock)
+		# shellcheck disable=SC2046
+		run "$k-smp2" "$k" 2 1024 1800 $(paths "${all_tests[@]}")
+		# shellcheck disable=SC2046
+		[ ${#smp_tests[@]} -gt 0 ] &&
+			run "$k-smp4" "$k" 4 1024 1800 $(paths "${smp_tests[@]}")
+		;;
+	debug)
+		# shellcheck disable=SC2046
+		run "debug-smp2" debug 2 2048 3600 $(paths "${all_tests[@]}")
+		;;
+	esac
+done
+
+p=0 f=0 s=0
+for sum in "${summaries[@]}"; do
+	line=$(tail -n 1 "$sum")
+	log "$line"
+	read -r a b c < <(echo "$line" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped/\1 \2 \3/p')
+	p=$((p + ${a:-0})) f=$((f + ${b:-1})) s=$((s + ${c:-0}))
+done
+log "took $(( $(date +%s) - start ))s; logs in $results"
+echo "$p passed, $f failed, $s skipped"
+[ "$f" -eq 0 ]

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Turn one guest run into pass/fail/skip counts.
+
+usage: summarize.py LABEL OUTPUT_LOG CONSOLE_LOG [VM_STATUS]
+
+OUTPUT_LOG holds the TAP of each test program between the markers that
+guest-tests.sh prints; CONSOLE_LOG holds the kernel's messages.  Counted:
+  - every kselftest test case (ok / not ok / # SKIP), and for a program that
+    died without a TAP plan or a "# Totals" line, one failure;
+  - every KUnit test case reported on the console;
+  - every splat on the console (BUG, WARNING, KASAN, lockdep, RCU stall, hung
+    task, Oops, panic) and every kmemleak report that involves perf, each as
+    one failure.
+Prints one line per failure and a last line "LABEL: P passed, F failed, S skipped".
+"""
+import re
+import sys
+
+label, out_log, con_log = sys.argv[1:4]
+vm_status = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+
+def read(p):
+    try:
+        with open(p, errors="replace") as f:
+            return f.read().splitlines()
+    except OSError:
+        return []
+
+passed = failed = skipped = 0
+fails = []
+
+# kselftest programs
+cur = None
+cases = {}
+seen_end = set()
+results_line = re.compile(r"^(not ok|ok) \d+ (.*?)(\s+#\s*(SKIP|skip|XFAIL|TODO)\b.*)?$")
+for line in read(out_log):
+    m = re.match(r"^##PERFTEST-BEGIN (\S+)", line)
+    if m:
+        cur = m.group(1)
+        cases[cur] = {"p": 0, "f": 0, "s": 0, "planned": False, "totals": False}
+        continue
+    m = re.match(r"^##PERFTEST-END (\S+) (\d+)", line)
+    if m:
+        name, rc = m.group(1), int(m.group(2))
+        c = cases.get(name)
+        seen_end.add(name)
+        if c is not None and not c["totals"] and c["p"] + c["f"] + c["s"] == 0:
+            failed += 1
+            fails.append("%s: %s produced no test results (exit %d)" % (label, name, rc))
+        elif c is not None and rc not in (0, 4) and c["f"] == 0:
+            failed += 1
+            fails.append("%s: %s exited with status %d" % (label, name, rc))
+        cur = None
+        continue
+    if cur is None:
+        continue
+    if line.startswith("1.."):
+        cases[cur]["planned"] = True
+    if line.startswith("# Totals:"):
+        cases[cur]["totals"] = True
+    m = results_line.match(line)
+    if m:
+        if m.group(4) and m.group(4).upper() == "SKIP":
+            cases[cur]["s"] += 1
+            skipped += 1
+        elif m.group(1) == "ok":
+            cases[cur]["p"] += 1
+            passed += 1
+        else:
+            cases[cur]["f"] += 1
+            failed += 1
+            fails.append("%s: %s: not ok %s" % (label, cur, m.group(2)))
+if cur is not None and cur not in seen_end:
+    failed += 1
+    fails.append("%s: %s did not finish (guest died or timed out)" % (label, cur))
+if vm_status not in (0,):
+    failed += 1
+    fails.append("%s: the guest run ended with status %d" % (label, vm_status))
+
+# kmemleak reports (printed by guest-tests.sh at the end)
+block = []
+def flush_leak(block):
+    global failed
+    text = "\n".join(block)
+    if re.search(r"perf_|kernel/events", text):
+        failed += 1
+        fails.append("%s: kmemleak: %s" % (label, block[0].strip()))
+for line in read(out_log):
+    if line.startswith("unreferenced object"):
+        if block:
+            flush_leak(block)
+        block = [line]
+    elif block and line.startswith(" "):
+        block.append(line)
+    elif block:
+        flush_leak(block)
+        block = []
+if block:
+    flush_leak(block)
+
+# console: KUnit and splats
+splat = re.compile(
+    r"(BUG: |WARNING: |UBSAN|DEBUG_LOCKS_WARN_ON|possible recursive locking"
+    r"|possible circular locking|inconsistent lock state|possible irq lock inversion"
+    r"|suspicious RCU usage|lock held when returning to user space|rcu: INFO"
+    r"|RCU stall|INFO: task .* blocked|Oops|Kernel panic|general protection fault"
+    r"|kernel BUG|refcount_t: |list_add corruption|list_del corruption|ODEBUG: )")
+ktap_case = re.compile(r"^\s{4,}(not ok|ok) \d+ (\S+)(.*)$")
+for line in read(con_log):
+    body = re.sub(r"^\[\s*[0-9.]+\]\s?", "", line)
+    if splat.search(body):
+        failed += 1
+        fails.append("%s: console: %s" % (label, body.strip()[:200]))
+        continue
+    m = ktap_case.match(body)
+    if m:
+        if "# SKIP" in m.group(3):
+            skipped += 1
+        elif m.group(1) == "ok":
+            passed += 1
+        else:
+            failed += 1
+            fails.append("%s: kunit: not ok %s" % (label, m.group(2)))
+
+for f in fails:
+    print("FAIL " + f)
+print("%s: %d passed, %d failed, %d skipped" % (label, passed, failed, skipped))

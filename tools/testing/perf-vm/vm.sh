@@ -1,0 +1,76 @@
+#!/bin/bash
+# Boot a kernel under QEMU TCG with the host's root shared read-only over
+# virtio-9p, run one shell command in the guest and pass its exit status back.
+#
+# usage: vm.sh -k BZIMAGE [-s SMP] [-m MEM] [-t SECONDS] [-c CONSOLE_LOG]
+#              [-o OUTPUT_LOG] [-a EXTRA_APPEND] [-I] -- COMMAND...
+#   -I   run with -icount shift=0,sleep=off (deterministic guest clock)
+# The command's output (second serial port) goes to stdout and, with -o, to a
+# file; kernel messages go to the console log.  Exit status: the command's,
+# or 124 when the guest did not finish in time, 125 when it died without
+# reporting a status.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+kernel= smp=2 mem=1024 timeout=600 console= output= append= icount=
+while getopts "k:s:m:t:c:o:a:I" opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	s) smp=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	c) console=$OPTARG ;;
+	o) output=$OPTARG ;;
+	a) append=$OPTARG ;;
+	I) icount=1 ;;
+	*) echo "vm.sh: bad option" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" = "--" ] && shift
+if [ -z "$kernel" ] || [ ! -r "$kernel" ]; then
+	echo "vm.sh: no kernel image (-k): '$kernel'" >&2
+	exit 2
+fi
+[ $# -gt 0 ] || { echo "vm.sh: no command" >&2; exit 2; }
+
+mkdir -p "$here/../../../out/vm"
+work=$(mktemp -d "$(cd "$here/../../../out/vm" && pwd)/run.XXXXXX")
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+printf '%s\n' "$*" >"$work/cmd.sh"
+chmod 644 "$work/cmd.sh"
+[ -n "$console" ] || console=$work/console.log
+: >"$console"
+out=$work/out.log
+: >"$out"
+
+qemu_args=(
+	-accel tcg -cpu max -smp "$smp" -m "$mem"
+	-display none -monitor none -no-reboot -nodefaults
+	-kernel "$kernel"
+	-append "console=ttyS0 root=/dev/root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$here/guest-init perfvm.cmd=$work/cmd.sh panic=-1 softlockup_panic=0 $append"
+	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root
+	-chardev file,id=con,path="$console"
+	-serial chardev:con
+	-chardev stdio,id=out,signal=off,logfile="$out"
+	-serial chardev:out
+)
+[ -n "$icount" ] && qemu_args+=(-icount shift=0,sleep=off)
+
+timeout -k 10 "$timeout" qemu-system-x86_64 "${qemu_args[@]}" </dev/null |
+	sed -u '/^PERFVM-EXIT: /d'
+qrc=${PIPESTATUS[0]}
+[ -n "$output" ] && sed '/^PERFVM-EXIT: /d' "$out" >"$output"
+
+status=$(sed -n 's/^PERFVM-EXIT: \([0-9]*\).*/\1/p' "$out" | tail -n 1)
+if [ -n "$status" ]; then
+	exit "$status"
+fi
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	echo "vm.sh: guest did not finish within ${timeout}s (console: $console)" >&2
+	exit 124
+fi
+echo "vm.sh: guest ended without an exit status (qemu status $qrc); console tail:" >&2
+tail -n 30 "$console" >&2
+exit 125
