@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the perf core's internal logic: time accounting, the
+ * order groups are scheduled in, all-or-nothing groups, exclusive groups,
+ * the ERROR state of pinned groups that do not fit, and multiplexing.
+ *
+ * They use kernel counters on the test thread itself or on its CPU.  The
+ * perf_test PMU (two counters per CPU, counting nanoseconds while on a
+ * counter) is what makes room run out.  The thread is bound to one CPU
+ * for the duration of each test so that its task and CPU events compete
+ * for the same counters.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/sched.h>
+
+#include "internal.h"
+
+#define MAX_EVENTS 8
+
+struct perf_kunit {
+	struct perf_event	*events[MAX_EVENTS];
+	int			nr;
+	int			cpu;
+};
+
+static int perf_kunit_init(struct kunit *test)
+{
+	struct perf_kunit *pk = kunit_kzalloc(test, sizeof(*pk), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pk);
+	pk->cpu = raw_smp_processor_id();
+	KUNIT_ASSERT_EQ(test, 0, set_cpus_allowed_ptr(current, cpumask_of(pk->cpu)));
+	test->priv = pk;
+	return 0;
+}
+
+static void perf_kunit_exit(struct kunit *test)
+{
+	struct perf_kunit *pk = test->priv;
+	int i;
+
+	/* Siblings first, then leaders. */
+	for (i = pk->nr - 1; i >= 0; i--)
+		perf_event_release_kernel(pk->events[i]);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
+static void test_attr(struct perf_event_attr *attr, u32 type, u64 config)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = type;
+	attr->size = sizeof(*attr);
+	attr->config = config;
+}
+
+/* Create an event; @task_event: on this thread, else on this CPU. */
+static struct perf_event *make(struct kunit *test, struct perf_event_attr *attr,
+			       bool task_event, struct perf_event *leader)
+{
+	struct perf_kunit *pk = test->priv;
+	struct perf_event *event;
+
+	KUNIT_ASSERT_LT(test, pk->nr, MAX_EVENTS);
+	event = perf_event_create_counter(attr, task_event ? -1 : pk->cpu,
+					  task_event ? current : NULL, leader,
+					  NULL, NULL);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event), "create: %ld", PTR_ERR(event));
+	pk->events[pk->nr++] = event;
+	return event;
+}
+
+static struct perf_event *make_test(struct kunit *test, bool task_event,
+				    bool pinned, struct perf_event *leader)
+{
+	struct perf_event_attr attr;
+
+	test_attr(&attr, perf_test_pmu_type(), 0);
+	attr.pinned = pinned;
+	return make(test, &attr, task_event, leader);
+}
+
+/* A leader created disabled, so its group can be completed first. */
+static struct perf_event *make_test_off(struct kunit *test)
+{
+	struct perf_event_attr attr;
+
+	test_attr(&attr, perf_test_pmu_type(), 0);
+	attr.disabled = 1;
+	return make(test, &attr, true, NULL);
+}
+
+struct reading {
+	u64 count, enabled, running;
+};
+
+static struct reading rd(struct perf_event *event)
+{
+	struct reading r;
+
+	r.count = perf_event_read_value(event, &r.enabled, &r.running);
+	return r;
+}
+
+/* Keep the CPU busy, so the thread stays scheduled in. */
+static void spin_ms(unsigned int ms)
+{
+	mdelay(ms);
+}
+
+/* A software group's enabled and running times are always equal. */
+static void sw_time_enabled_equals_running(struct kunit *test)
+{
+	struct perf_event_attr attr;
+	struct perf_event *clock;
+	struct reading r;
+
+	test_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	clock = make(test, &attr, true, NULL);
+	spin_ms(5);
+	usleep_range(2000, 3000);
+	spin_ms(5);
+	r = rd(clock);
+	KUNIT_EXPECT_GT(test, r.enabled, 0ULL);
+	KUNIT_EXPECT_EQ(test, r.enabled, r.running);
+	/* task-clock counts the context's time while on the PMU. */
+	KUNIT_EXPECT_EQ(test, r.count, r.running);
+}
+
+/* Time does not run while an event is disabled. */
+static void disabled_time_stands_still(struct kunit *test)
+{
+	struct perf_event_attr attr;
+	struct perf_event *clock;
+	struct reading a, b;
+
+	test_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	attr.disabled = 1;
+	clock = make(test, &attr, true, NULL);
+	spin_ms(3);
+	a = rd(clock);
+	KUNIT_EXPECT_EQ(test, a.enabled, 0ULL);
+	KUNIT_EXPECT_EQ(test, a.count, 0ULL);
+
+	perf_event_enable(clock);
+	spin_ms(3);
+	perf_event_disable(clock);
+	a = rd(clock);
+	spin_ms(3);
+	b = rd(clock);
+	KUNIT_EXPECT_GT(test, a.enabled, 0ULL);
+	KUNIT_EXPECT_EQ(test, a.enabled, b.enabled);
+	KUNIT_EXPECT_EQ(test, a.count, b.count);
+}
+
+/* A group needs all its counters at once: too big a group never runs. */
+static void group_is_all_or_nothing(struct kunit *test)
+{
+	struct perf_event *l2, *s2, *l3, *s3a, *s3b;
+	struct reading r;
+
+	l2 = make_test_off(test);
+	s2 = make_test(test, true, false, l2);
+	perf_event_enable(l2);
+	spin_ms(10);
+	/* Off the PMU, the group's times stand still and can be compared. */
+	perf_event_disable(l2);
+	r = rd(l2);
+	KUNIT_EXPECT_GT(test, r.running, 0ULL);
+	KUNIT_EXPECT_EQ(test, r.enabled, r.running);
+	KUNIT_EXPECT_EQ(test, rd(s2).running, r.running);
+
+	/* Three members, two counters: it can never be scheduled. */
+	l3 = make_test_off(test);
+	s3a = make_test(test, true, false, l3);
+	s3b = make_test(test, true, false, l3);
+	perf_event_enable(l3);
+	spin_ms(20);
+	r = rd(l3);
+	KUNIT_EXPECT_GT(test, r.enabled, 0ULL);
+	KUNIT_EXPECT_EQ(test, r.running, 0ULL);
+	KUNIT_EXPECT_EQ(test, rd(s3a).running, 0ULL);
+	KUNIT_EXPECT_EQ(test, rd(s3b).running, 0ULL);
+}
+
+/* A pinned group that does not fit goes to the ERROR state. */
+static void pinned_overcommit_errors(struct kunit *test)
+{
+	struct perf_event *p[3];
+	int i, errors = 0;
+
+	for (i = 0; i < 3; i++)
+		p[i] = make_test(test, false, true, NULL);
+	spin_ms(2);
+	for (i = 0; i < 3; i++) {
+		if (READ_ONCE(p[i]->state) == PERF_EVENT_STATE_ERROR)
+			errors++;
+	}
+	KUNIT_EXPECT_EQ(test, errors, 1);
+	/* The first two came first and keep their counters. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p[0]->state), PERF_EVENT_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p[1]->state), PERF_EVENT_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p[2]->state), PERF_EVENT_STATE_ERROR);
+}
+
+/* Four flexible groups share two counters: each runs about half the time. */
+static void flexible_groups_multiplex(struct kunit *test)
+{
+	struct perf_event *e[4];
+	struct reading r[4];
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		e[i] = make_test(test, true, false, NULL);
+	spin_ms(120);
+	for (i = 0; i < 4; i++)
+		perf_event_disable(e[i]);
+	for (i = 0; i < 4; i++) {
+		r[i] = rd(e[i]);
+		sum += r[i].running;
+		/*
+		 * The test PMU counts time on a counter: about the running
+		 * time (the two clocks are read at slightly different points
+		 * of adding and removing).
+		 */
+		KUNIT_EXPECT_LT(test, abs_diff(r[i].count, r[i].running),
+				r[i].running / 20);
+		KUNIT_EXPECT_GT(test, r[i].running, r[i].enabled / 5);
+		KUNIT_EXPECT_LT(test, r[i].running, r[i].enabled * 4 / 5);
+	}
+	/* Two counters were busy all along: running adds up to 2x. */
+	KUNIT_EXPECT_GT(test, sum, r[0].enabled * 2 * 9 / 10);
+	KUNIT_EXPECT_LE(test, sum, r[0].enabled * 2 + r[0].enabled / 10);
+}
+
+/* The task's pinned group goes before the CPU's flexible groups. */
+static void task_pinned_before_cpu_flexible(struct kunit *test)
+{
+	struct perf_event *pinned, *flex[2];
+	struct reading r;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		flex[i] = make_test(test, false, false, NULL);
+	pinned = make_test(test, true, true, NULL);
+	spin_ms(40);
+	r = rd(pinned);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pinned->state), PERF_EVENT_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, r.enabled, r.running);
+	/* The CPU's two flexible events now share the one counter left. */
+	for (i = 0; i < 2; i++) {
+		r = rd(flex[i]);
+		KUNIT_EXPECT_LT(test, r.running, r.enabled);
+	}
+}
+
+/* An exclusive group runs alone: never at the same time as another. */
+static void exclusive_group_runs_alone(struct kunit *test)
+{
+	struct perf_event_attr attr;
+	struct perf_event *excl, *other;
+	struct reading a, b;
+
+	test_attr(&attr, perf_test_pmu_type(), 0);
+	attr.exclusive = 1;
+	excl = make(test, &attr, true, NULL);
+	other = make_test(test, true, false, NULL);
+	spin_ms(120);
+	a = rd(excl);
+	b = rd(other);
+	KUNIT_EXPECT_GT(test, a.running, 0ULL);
+	KUNIT_EXPECT_GT(test, b.running, 0ULL);
+	/* With two counters both would run all the time if not exclusive. */
+	KUNIT_EXPECT_LE(test, a.running + b.running, a.enabled + a.enabled / 20);
+}
+
+/* Leader and siblings are scheduled together: identical times. */
+static void siblings_share_times(struct kunit *test)
+{
+	struct perf_event *leader, *sibling, *rival[2];
+	struct reading l, s;
+
+	leader = make_test_off(test);
+	sibling = make_test(test, true, false, leader);
+	perf_event_enable(leader);
+	rival[0] = make_test(test, true, false, NULL);
+	rival[1] = make_test(test, true, false, NULL);
+	spin_ms(60);
+	/* Disabling the leader takes the group off: running freezes. */
+	perf_event_disable(leader);
+	l = rd(leader);
+	s = rd(sibling);
+	KUNIT_EXPECT_EQ(test, l.running, s.running);
+	/* Both were enabled from the start; the sibling still is. */
+	KUNIT_EXPECT_GE(test, s.enabled, l.enabled);
+	KUNIT_EXPECT_LT(test, l.running, l.enabled);
+	KUNIT_EXPECT_GT(test, rd(rival[0]).running, 0ULL);
+}
+
+static struct kunit_case perf_core_cases[] = {
+	KUNIT_CASE(sw_time_enabled_equals_running),
+	KUNIT_CASE(disabled_time_stands_still),
+	KUNIT_CASE(group_is_all_or_nothing),
+	KUNIT_CASE(pinned_overcommit_errors),
+	KUNIT_CASE(flexible_groups_multiplex),
+	KUNIT_CASE(task_pinned_before_cpu_flexible),
+	KUNIT_CASE(exclusive_group_runs_alone),
+	KUNIT_CASE(siblings_share_times),
+	{}
+};
+
+static struct kunit_suite perf_core_suite = {
+	.name = "perf_core",
+	.init = perf_kunit_init,
+	.exit = perf_kunit_exit,
+	.test_cases = perf_core_cases,
+};
+
+kunit_test_suite(perf_core_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the perf_event core");
+MODULE_LICENSE("GPL");
