@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Events and several CPUs: per-CPU events (pid == -1) on every CPU count
+ * only what runs on their CPU, for every task there; task events follow
+ * their task across sched_setaffinity() migrations; per-task-per-CPU events
+ * (pid == 0, cpu == N) count only while the task runs on N (their enabled
+ * time still runs elsewhere, their running time does not); threads on
+ * different CPUs each with their own events; the CPU number rules at open.
+ * Works with any number of CPUs; tests that need two say so and skip.
+ */
+#include "../kselftest_harness.h"
+#include <pthread.h>
+#include "perf_util.h"
+
+#define NPAGES	128
+#define MAXCPU	64
+
+static int unpin(void)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < nr_cpus(); i++)
+		CPU_SET(i, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * A page-fault event on every CPU; a workload pinned to each CPU in turn
+ * is seen by that CPU's event and (beyond background noise) no other.
+ */
+TEST(percpu_events_see_their_cpu)
+{
+	int n = nr_cpus(), fd[MAXCPU], i, k;
+	uint64_t before[MAXCPU], delta;
+
+	ASSERT_LE(n, MAXCPU);
+	for (i = 0; i < n; i++) {
+		fd[i] = open_ev(PERF_COUNT_SW_PAGE_FAULTS, -1, i, -1, 0, 0);
+		ASSERT_GE(fd[i], 0) TH_LOG("cpu %d: %s", i, strerror(errno));
+	}
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < n; i++)
+			before[i] = read_count(fd[i]);
+		ASSERT_EQ(touch_in_child(k, 4 * NPAGES), 0);
+		for (i = 0; i < n; i++) {
+			delta = read_count(fd[i]) - before[i];
+			if (i == k) {
+				EXPECT_GE(delta, 4 * NPAGES) TH_LOG("cpu %d", i);
+			} else {
+				EXPECT_LT(delta, 2 * NPAGES)
+					TH_LOG("cpu %d saw cpu %d's faults", i, k);
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+}
+
+/* A per-CPU event counts every task on its CPU. */
+TEST(percpu_event_counts_all_tasks)
+{
+	int cpu = nr_cpus() - 1, fd;
+	uint64_t before;
+
+	fd = open_ev(PERF_COUNT_SW_PAGE_FAULTS, -1, cpu, -1, 0, 0);
+	ASSERT_GE(fd, 0);
+	before = read_count(fd);
+	ASSERT_EQ(touch_in_child(cpu, NPAGES), 0);
+	ASSERT_EQ(touch_in_child(cpu, NPAGES), 0);
+	EXPECT_GE(read_count(fd) - before, 2 * NPAGES);
+	close(fd);
+}
+
+/* cpu-clock on every CPU runs with wall time, idle or not. */
+TEST(percpu_cpu_clock_on_all_cpus)
+{
+	int n = nr_cpus(), fd[MAXCPU], i;
+	uint64_t v[3];
+	uint64_t t0, t1;
+
+	ASSERT_LE(n, MAXCPU);
+	t0 = mono_ns();
+	for (i = 0; i < n; i++) {
+		fd[i] = open_ev(PERF_COUNT_SW_CPU_CLOCK, -1, i, -1,
+				F_EN | F_RUN, 0);
+		ASSERT_GE(fd[i], 0);
+	}
+	usleep(200000);
+	t1 = mono_ns();
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(read(fd[i], v, sizeof(v)), sizeof(v));
+		EXPECT_GE(v[0], (uint64_t)(0.2 * 1e9 / 2)) TH_LOG("cpu %d", i);
+		EXPECT_LE(v[0], 2 * (mono_ns() - t0));
+		EXPECT_EQ(v[2], v[1]);
+		EXPECT_LE(v[1], 2 * (t1 - t0) + 100000000ULL);
+	}
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+}
+
+/* A task event keeps counting as its task is moved across all CPUs. */
+TEST(task_event_follows_migration)
+{
+	int n = nr_cpus(), k, pf, clk;
+	uint64_t p0, c0;
+
+	pf = open_ev(PERF_COUNT_SW_PAGE_FAULTS, 0, -1, -1, 0, 0);
+	ASSERT_GE(pf, 0);
+	clk = open_ev(PERF_COUNT_SW_TASK_CLOCK, 0, -1, -1, 0, 0);
+	ASSERT_GE(clk, 0);
+	for (k = 0; k < 2 * n; k++) {
+		ASSERT_EQ(pin_to_cpu(k % n), 0);
+		ASSERT_EQ(sched_getcpu(), k % n);
+		p0 = read_count(pf);
+		c0 = read_count(clk);
+		touch_pages(NPAGES);
+		burn(1000000);
+		EXPECT_GE(read_count(pf), p0 + NPAGES) TH_LOG("cpu %d", k % n);
+		EXPECT_GT(read_count(clk), c0) TH_LOG("cpu %d", k % n);
+	}
+	unpin();
+	close(clk);
+	close(pf);
+}
+
+/*
+ * One event per CPU on ourselves (pid 0, cpu N): only the event for the
+ * CPU we run on moves; the others stay exactly where they were.  Events
+ * for CPUs we never ran on have count 0 and running 0, but enabled > 0.
+ */
+TEST(per_task_per_cpu_counts_only_there)
+{
+	int n = nr_cpus(), fd[MAXCPU], i, k;
+	uint64_t a[MAXCPU][3], b[3];
+
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_LE(n, MAXCPU);
+	ASSERT_EQ(pin_to_cpu(0), 0);
+	for (i = 0; i < n; i++) {
+		fd[i] = open_ev(PERF_COUNT_SW_PAGE_FAULTS, 0, i, -1,
+				F_EN | F_RUN, 0);
+		ASSERT_GE(fd[i], 0);
+	}
+	touch_pages(NPAGES);
+	burn(1000000);
+	for (i = 1; i < n; i++) {
+		ASSERT_EQ(read(fd[i], b, sizeof(b)), sizeof(b));
+		EXPECT_EQ(b[0], 0) TH_LOG("cpu %d", i);
+		EXPECT_GT(b[1], 0) TH_LOG("cpu %d", i);
+		EXPECT_EQ(b[2], 0) TH_LOG("cpu %d", i);
+	}
+	for (k = 0; k < n; k++) {
+		ASSERT_EQ(pin_to_cpu(k), 0);
+		for (i = 0; i < n; i++)
+			ASSERT_EQ(read(fd[i], a[i], sizeof(a[i])), sizeof(a[i]));
+		touch_pages(NPAGES);
+		for (i = 0; i < n; i++) {
+			ASSERT_EQ(read(fd[i], b, sizeof(b)), sizeof(b));
+			if (i == k) {
+				EXPECT_GE(b[0], a[i][0] + NPAGES);
+				EXPECT_GT(b[2], a[i][2]);
+			} else {
+				EXPECT_EQ(b[0], a[i][0])
+					TH_LOG("cpu %d counted on cpu %d", i, k);
+				EXPECT_EQ(b[2], a[i][2]);
+			}
+		}
+	}
+	unpin();
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+}
+
+struct thr {
+	int cpu, ncpu;
+	pthread_barrier_t *start, *opened;
+	pid_t tid;
+	int err;
+	uint64_t own, here, other;
+};
+
+static void *thread_main(void *arg)
+{
+	struct thr *t = arg;
+	int own, here, other = -1;
+
+	t->tid = (pid_t)syscall(SYS_gettid);
+	if (pin_to_cpu(t->cpu)) {
+		t->err = 1;
+		pthread_barrier_wait(t->opened);
+		pthread_barrier_wait(t->start);
+		return NULL;
+	}
+	own = open_ev(PERF_COUNT_SW_PAGE_FAULTS, 0, -1, -1, 0, 0);
+	here = open_ev(PERF_COUNT_SW_PAGE_FAULTS, 0, t->cpu, -1, 0, 0);
+	if (t->ncpu > 1)
+		other = open_ev(PERF_COUNT_SW_PAGE_FAULTS, 0,
+				(t->cpu + 1) % t->ncpu, -1, 0, 0);
+	if (own < 0 || here < 0 || (t->ncpu > 1 && other < 0))
+		t->err = 2;
+	pthread_barrier_wait(t->opened);
+	pthread_barrier_wait(t->start);
+	touch_pages(NPAGES);
+	t->own = read_count(own);
+	t->here = read_count(here);
+	t->other = other >= 0 ? read_count(other) : 0;
+	close(own);
+	close(here);
+	if (other >= 0)
+		close(other);
+	return NULL;
+}
+
+/*
+ * One thread per CPU, each with its own events, plus an event per thread
+ * opened by the main thread: every event sees its own thread's faults and
+ * not the other threads', which run at the same time on other CPUs.
+ */
+TEST(threads_on_all_cpus)
+{
+	int n = nr_cpus(), fd[MAXCPU], i;
+	pthread_barrier_t start, opened;
+	struct thr t[MAXCPU];
+	pthread_t th[MAXCPU];
+	uint64_t v;
+
+	ASSERT_LE(n, MAXCPU);
+	ASSERT_EQ(pthread_barrier_init(&start, NULL, n + 1), 0);
+	ASSERT_EQ(pthread_barrier_init(&opened, NULL, n + 1), 0);
+	for (i = 0; i < n; i++) {
+		memset(&t[i], 0, sizeof(t[i]));
+		t[i].cpu = i;
+		t[i].ncpu = n;
+		t[i].start = &start;
+		t[i].opened = &opened;
+		ASSERT_EQ(pthread_create(&th[i], NULL, thread_main, &t[i]), 0);
+	}
+	pthread_barrier_wait(&opened);
+	for (i = 0; i < n; i++) {
+		fd[i] = open_ev(PERF_COUNT_SW_PAGE_FAULTS, t[i].tid, -1, -1,
+				0, 0);
+		ASSERT_GE(fd[i], 0);
+	}
+	pthread_barrier_wait(&start);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(pthread_join(th[i], NULL), 0);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(t[i].err, 0);
+		EXPECT_GE(t[i].own, NPAGES) TH_LOG("thread %d", i);
+		EXPECT_LT(t[i].own, NPAGES + NPAGES / 2) TH_LOG("thread %d", i);
+		EXPECT_GE(t[i].here, NPAGES) TH_LOG("thread %d", i);
+		EXPECT_EQ(t[i].other, 0) TH_LOG("thread %d", i);
+		v = read_count(fd[i]);
+		EXPECT_GE(v, NPAGES) TH_LOG("thread %d", i);
+		EXPECT_LT(v, NPAGES + NPAGES / 2) TH_LOG("thread %d", i);
+		close(fd[i]);
+	}
+	pthread_barrier_destroy(&start);
+	pthread_barrier_destroy(&opened);
+}
+
+/* An event on another task follows it as it is moved between CPUs. */
+TEST(other_task_event_follows_migration)
+{
+	int n = nr_cpus(), k, p[2], q[2], fd, status;
+	uint64_t prev = 0, v;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(pipe(p), 0);
+	ASSERT_EQ(pipe(q), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(p[1]);
+		close(q[0]);
+		/* Each byte: move to that CPU, burn, fault, report. */
+		while (read(p[0], &c, 1) == 1) {
+			if (pin_to_cpu(c) || sched_getcpu() != c)
+				_exit(1);
+			burn(1000000);
+			touch_pages(16);
+			if (write(q[1], &c, 1) != 1)
+				_exit(2);
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	close(q[1]);
+	fd = open_ev(PERF_COUNT_SW_TASK_CLOCK, pid, -1, -1, 0, 0);
+	ASSERT_GE(fd, 0);
+	for (k = 0; k < 2 * n; k++) {
+		c = k % n;
+		ASSERT_EQ(write(p[1], &c, 1), 1);
+		ASSERT_EQ(read(q[0], &c, 1), 1) {
+			waitpid(pid, &status, 0);
+			TH_LOG("child status %x", status);
+		}
+		v = read_count(fd);
+		EXPECT_GT(v, prev) TH_LOG("step %d", k);
+		prev = v;
+	}
+	close(p[1]);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_EQ(status, 0);
+	close(fd);
+}
+
+/* CPU numbers at open: at or above nr_cpu_ids is EINVAL, as is -1/-1. */
+TEST(cpu_number_rules)
+{
+	int possible = nr_possible_cpus();
+
+	ASSERT_GT(possible, 0);
+	errno = 0;
+	EXPECT_EQ(open_ev(PERF_COUNT_SW_CPU_CLOCK, -1, possible, -1, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	errno = 0;
+	EXPECT_EQ(open_ev(PERF_COUNT_SW_TASK_CLOCK, 0, possible, -1, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	errno = 0;
+	EXPECT_EQ(open_ev(PERF_COUNT_SW_CPU_CLOCK, -1, -1, -1, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	errno = 0;
+	EXPECT_EQ(open_ev(PERF_COUNT_SW_CPU_CLOCK, -1, -2, -1, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	errno = 0;
+	EXPECT_EQ(open_ev(PERF_COUNT_SW_TASK_CLOCK, 0, -2, -1, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+}
+
+TEST_HARNESS_MAIN
