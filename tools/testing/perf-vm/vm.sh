@@ -33,8 +33,11 @@ if [ -z "$kernel" ] || [ ! -r "$kernel" ]; then
 fi
 [ $# -gt 0 ] || { echo "vm.sh: no command" >&2; exit 2; }
 
-mkdir -p "$here/../../../out/vm"
-work=$(mktemp -d "$(cd "$here/../../../out/vm" && pwd)/run.XXXXXX")
+# The repository is shared a second time, so that the guest still sees it
+# when it lives under a directory the guest covers with a tmpfs (/tmp).
+top=$(cd "$here/../../.." && pwd)
+mkdir -p "$top/out/vm"
+work=$(mktemp -d "$top/out/vm/run.XXXXXX")
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 printf '%s\n' "$*" >"$work/cmd.sh"
@@ -48,9 +51,11 @@ qemu_args=(
 	-accel tcg -cpu max -smp "$smp" -m "$mem"
 	-display none -monitor none -no-reboot -nodefaults
 	-kernel "$kernel"
-	-append "console=ttyS0 root=/dev/root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$here/guest-init perfvm.cmd=$work/cmd.sh panic=-1 softlockup_panic=0 $append"
+	-append "console=ttyS0 root=/dev/root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$here/guest-init perfvm.cmd=$work/cmd.sh perfvm.top=$top panic=-1 softlockup_panic=0 $append"
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root
+	-fsdev local,id=top,path="$top",security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=top,mount_tag=perfvm_top
 	-chardev file,id=con,path="$console"
 	-serial chardev:con
 	-chardev stdio,id=out,signal=off,logfile="$out"
