@@ -750,6 +750,21 @@ static inline void perf_sample_data_init(struct perf_sample_data *data,
 	data->sample_flags |= PERF_SAMPLE_ADDR;
 }
 
+/* Bytes of the sample record @data will make for @event. */
+static inline u32 perf_sample_data_size(struct perf_sample_data *data,
+					struct perf_event *event)
+{
+	return sizeof(struct perf_event_header) + event->header_size +
+	       event->id_header_size + data->dyn_size;
+}
+
+void perf_prepare_sample(struct perf_sample_data *data, struct perf_event *event,
+			 struct pt_regs *regs);
+void perf_prepare_header(struct perf_event_header *header, struct perf_sample_data *data,
+			 struct perf_event *event, struct pt_regs *regs);
+void perf_output_sample(struct perf_output_handle *handle, struct perf_event_header *header,
+			struct perf_sample_data *data, struct perf_event *event);
+
 int perf_pmu_register(struct pmu *pmu, const char *name, int type);
 void perf_pmu_unregister(struct pmu *pmu);
 
@@ -1072,6 +1087,9 @@ void perf_bp_event(struct perf_event *event, void *data);
 # define perf_misc_flags(regs) \
 	(user_mode(regs) ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL)
 # define perf_instruction_pointer(regs)	instruction_pointer(regs)
+#endif
+#ifndef perf_user_stack_pointer
+# define perf_user_stack_pointer(regs)	user_stack_pointer(regs)
 #endif
 #ifndef perf_arch_bpf_user_pt_regs
 # define perf_arch_bpf_user_pt_regs(regs) regs

@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/sched/task.h>
 #include <linux/pid_namespace.h>
+#include <linux/sched/signal.h>
 
 #include "internal.h"
 
@@ -68,6 +69,7 @@ void perf_event_compute_sizes(struct perf_event *event)
 {
 	event->read_size = read_size_of(event->attr.read_format,
 					event->group_leader->nr_siblings + 1);
+	perf_event_compute_header_sizes(event);
 }
 
 /**
@@ -119,9 +121,22 @@ static void perf_pending_irq(struct irq_work *work)
 	perf_event_wakeup(event);
 }
 
-/* Work to do in the task's own context on its way back to user space. */
+/*
+ * In the task's own context on its way back to user space: the
+ * synchronous signal of a sigtrap event, with the event's data.
+ */
 static void perf_pending_task(struct callback_head *work)
 {
+	struct perf_event *event = container_of(work, struct perf_event, pending_task);
+
+	if (event->pending_work) {
+		event->pending_work = 0;
+		if (!(current->flags & PF_EXITING))
+			send_sig_perf((void __user *)event->pending_addr,
+				      event->orig_type, event->attr.sig_data);
+	}
+	/* The reference queue_sigtrap() took. */
+	put_event(event);
 }
 
 /**
@@ -264,6 +279,10 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 		perf_sched_events_inc();
 		event->attach_state |= PERF_ATTACH_SCHED_EVENTS;
 	}
+	if (is_sampling_event(event))
+		atomic_inc(&perf_nr_sampling_events);
+	perf_event_account_sb(event, true);
+	event->attach_state |= PERF_ATTACH_ACCOUNTED;
 	return event;
 
 err:
@@ -285,6 +304,11 @@ static void __free_event(struct perf_event *event)
 	irq_work_sync(&event->pending_irq);
 	irq_work_sync(&event->pending_disable_irq);
 
+	if (event->attach_state & PERF_ATTACH_ACCOUNTED) {
+		if (is_sampling_event(event))
+			atomic_dec(&perf_nr_sampling_events);
+		perf_event_account_sb(event, false);
+	}
 	perf_event_rb_detach(event);
 	perf_tp_free_filter(event);
 	if (event->attach_state & PERF_ATTACH_SCHED_EVENTS)

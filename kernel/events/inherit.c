@@ -224,6 +224,10 @@ static void perf_event_exit_task_context(struct task_struct *task, bool exiting)
 		return;
 	}
 
+	/* Those watching the task hear of its end while they still can. */
+	if (exiting)
+		perf_event_task_record(task, ctx, false);
+
 	mutex_lock(&ctx->mutex);
 	local_irq_disable();
 	cpuctx = this_cpu_ptr(&perf_cpu_context);
@@ -264,6 +268,8 @@ void perf_event_exit_task(struct task_struct *child)
 	mutex_unlock(&child->perf_event_mutex);
 
 	perf_event_exit_task_context(child, true);
+	/* CPU-wide events hear of every exit. */
+	perf_event_task_record(child, NULL, false);
 }
 
 /**

@@ -42,6 +42,8 @@ enum event_type_t {
 
 /* attach_state bit private to the core: counted in perf_sched_events. */
 #define PERF_ATTACH_SCHED_EVENTS	0x10000
+/* attach_state bit private to the core: counted in the side-band counters. */
+#define PERF_ATTACH_ACCOUNTED		0x20000
 
 DECLARE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
 
@@ -53,6 +55,11 @@ DECLARE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
  * @overwrite: user space does not move data_tail (read-only mapping)
  * @paused: PERF_EVENT_IOC_PAUSE_OUTPUT
  * @poll: poll bits not yet reported
+ * @head: where the next record goes (bytes written, ever)
+ * @nest: writers on this CPU now (task, irq, nmi nesting)
+ * @events: records since the last wakeup_events wakeup
+ * @wakeup: bumped for every wakeup due; writers compare snapshots
+ * @lost: records dropped since the last PERF_RECORD_LOST
  * @watermark: bytes between wakeups
  * @event_lock: guards @event_list
  * @event_list: events writing to this buffer
@@ -69,6 +76,11 @@ struct perf_buffer {
 	int				overwrite;
 	int				paused;
 	atomic_t			poll;
+	local_t				head;
+	unsigned int			nest;
+	local_t				events;
+	local_t				wakeup;
+	local_t				lost;
 	long				watermark;
 	spinlock_t			event_lock;	/* guards event_list */
 	struct list_head		event_list;
@@ -84,6 +96,12 @@ static inline unsigned long perf_data_size(struct perf_buffer *rb)
 	return (unsigned long)rb->nr_pages << PAGE_SHIFT;
 }
 
+/* Only the original event of inherited copies has fasync state. */
+static inline struct fasync_struct **perf_event_fasync(struct perf_event *event)
+{
+	return event->parent ? &event->parent->fasync : &event->fasync;
+}
+
 /* ring_buffer.c */
 struct perf_buffer *ring_buffer_get(struct perf_event *event);
 void ring_buffer_put(struct perf_buffer *rb);
@@ -93,6 +111,14 @@ int perf_mmap(struct file *file, struct vm_area_struct *vma);
 int perf_event_set_output(struct perf_event *event, struct perf_event *output);
 int perf_event_pause_output(struct perf_event *event, bool pause);
 __poll_t perf_rb_poll(struct perf_event *event);
+int perf_output_begin_forward(struct perf_output_handle *handle,
+			      struct perf_sample_data *data,
+			      struct perf_event *event, unsigned int size);
+int perf_output_begin_backward(struct perf_output_handle *handle,
+			       struct perf_sample_data *data,
+			       struct perf_event *event, unsigned int size);
+unsigned int perf_output_copy_user(struct perf_output_handle *handle,
+				   const void __user *ubuf, unsigned int len);
 
 /* pmu.c */
 extern struct srcu_struct pmus_srcu;
@@ -220,8 +246,41 @@ void perf_mux_hrtimer_restart(struct perf_cpu_pmu_context *cpc);
 void perf_mux_hrtimer_cancel(struct perf_cpu_pmu_context *cpc);
 int perf_mux_interval_set(struct pmu *pmu, int ms);
 
+/* output.c */
+extern atomic_t perf_nr_mmap_events, perf_nr_comm_events, perf_nr_task_events;
+extern atomic_t perf_nr_namespaces_events, perf_nr_switch_events;
+extern atomic_t perf_nr_ksymbol_events, perf_nr_text_poke_events;
+extern atomic_t perf_nr_build_id_events;
+void perf_event_account_sb(struct perf_event *event, bool in);
+void perf_event_compute_header_sizes(struct perf_event *event);
+u64 perf_event_clock(struct perf_event *event);
+void perf_event_header__init_id(struct perf_event_header *header,
+				struct perf_sample_data *data,
+				struct perf_event *event);
+void perf_event__output_id_sample(struct perf_event *event,
+				  struct perf_output_handle *handle,
+				  struct perf_sample_data *data);
+void perf_event_header__init(struct perf_event_header *header,
+			     struct perf_sample_data *data, u32 type, u16 misc,
+			     u16 size, struct perf_event *event);
+void perf_sample_attach_raw(struct perf_sample_data *data,
+			    struct perf_event *event, struct perf_raw_record *raw);
+void perf_event_task_record(struct task_struct *task,
+			    struct perf_event_context *ctx, bool fork);
+
+/* overflow.c */
+extern atomic_t perf_nr_sampling_events;
+extern int perf_max_samples_per_tick;
+u64 perf_sample_period_for(u64 count, u64 nsec, u64 freq);
+u64 perf_filter_period(u64 cur, u64 target);
+void perf_event_unthrottle(struct perf_event *event, bool start);
+void perf_event_tick_one(struct perf_event *event);
+bool perf_event_throttled(struct perf_event *event);
+
 /* read.c */
 u64 perf_event_count(struct perf_event *event);
+void perf_event_times_now(struct perf_event *event, u64 now, u64 *enabled,
+			  u64 *running);
 void perf_event_read(struct perf_event *event, bool group);
 ssize_t perf_read_event(struct perf_event *event, char __user *buf,
 			size_t count);

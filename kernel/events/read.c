@@ -25,6 +25,40 @@ u64 perf_event_count(struct perf_event *event)
 	return local64_read(&event->count) + atomic64_read(&event->child_count);
 }
 
+/**
+ * perf_event_times_now - an event's enabled and running times, as of @now
+ * @event: the event
+ * @now: perf_clock() now
+ * @enabled: returns time_enabled
+ * @running: returns time_running
+ *
+ * Lock-free: for sample records and the control page, which are written
+ * where the context lock cannot be taken.  The totals are extended by the
+ * context time since they were last settled, per the event's (group's)
+ * state.
+ */
+void perf_event_times_now(struct perf_event *event, u64 now, u64 *enabled,
+			  u64 *running)
+{
+	struct perf_event_context *ctx = event->ctx;
+	struct perf_event *leader = event->group_leader;
+	enum perf_event_state state = READ_ONCE(event->state);
+	u64 ctx_now = READ_ONCE(ctx->time);
+	u64 delta;
+
+	if (READ_ONCE(ctx->is_active) & EVENT_TIME)
+		ctx_now += now - READ_ONCE(ctx->timestamp);
+	if (leader != event && READ_ONCE(leader->state) <= PERF_EVENT_STATE_OFF)
+		state = leader->state;
+	delta = ctx_now - event->tstamp;
+	*enabled = event->total_time_enabled;
+	*running = event->total_time_running;
+	if (state >= PERF_EVENT_STATE_INACTIVE)
+		*enabled += delta;
+	if (state == PERF_EVENT_STATE_ACTIVE)
+		*running += delta;
+}
+
 struct read_request {
 	struct perf_event	*event;
 	bool			group;

@@ -25,6 +25,22 @@
  * online CPU in buffers (user->perf_mlock); pages beyond that are charged
  * to the mm's pinned_vm and need RLIMIT_MEMLOCK room or CAP_IPC_LOCK,
  * unless perf_event_paranoid is -1.
+ *
+ * Writing records (perf_output_begin() .. perf_output_end()): writers on
+ * one CPU may nest (a task writing is interrupted by an interrupt handler
+ * writing, itself interrupted by an NMI writing) but never run on two CPUs
+ * at once for the same buffer... except for buffers shared by SET_OUTPUT
+ * between events of different CPUs, which is why space is claimed with a
+ * compare-and-exchange on @head.  The claimed space is filled, and only
+ * the outermost writer publishes data_head, once every nested writer is
+ * done, so user space never sees a head past unfinished records.
+ *
+ * User space protocol: it reads data_head, then (after a read barrier)
+ * the records, then stores data_tail; the kernel reads data_tail before
+ * writing (a control dependency orders the writes after it) and stores
+ * data_head after a write barrier.  A read-only mapping has no tail: the
+ * buffer is overwritten, newest records winning.  With write_backward the
+ * head runs downwards and records are laid out from the end.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -187,23 +203,26 @@ void perf_event_update_userpage(struct perf_event *event)
 {
 	struct perf_event_mmap_page *pg;
 	struct perf_buffer *rb;
+	u64 now, enabled, running;
 
 	rcu_read_lock();
 	rb = rcu_dereference(event->rb);
 	if (!rb)
 		goto unlock;
 	pg = rb->user_page;
+	now = perf_clock();
+	perf_event_times_now(event, now, &enabled, &running);
 
 	preempt_disable();
 	++pg->lock;
 	barrier();
-	pg->index = 0;
+	pg->index = event->pmu->event_idx(event);
 	pg->offset = perf_event_count(event);
-	pg->time_enabled = event->total_time_enabled +
-			   atomic64_read(&event->child_total_time_enabled);
-	pg->time_running = event->total_time_running +
-			   atomic64_read(&event->child_total_time_running);
-	arch_perf_update_userpage(event, pg, 0);
+	if (pg->index)
+		pg->offset -= local64_read(&event->hw.prev_count);
+	pg->time_enabled = enabled + atomic64_read(&event->child_total_time_enabled);
+	pg->time_running = running + atomic64_read(&event->child_total_time_running);
+	arch_perf_update_userpage(event, pg, now);
 	barrier();
 	++pg->lock;
 	preempt_enable();
@@ -211,6 +230,316 @@ unlock:
 	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(perf_event_update_userpage);
+
+/* ---- writing records ---- */
+
+static void *rb_data_page(struct perf_buffer *rb, unsigned long nr)
+{
+	return page_address(rb->pages[1 + nr]);
+}
+
+static bool rb_has_room(unsigned long head, unsigned long tail,
+			unsigned long size, unsigned int len, bool backward)
+{
+	/* One byte always stays free, so full and empty look different. */
+	unsigned long free = backward ? (head - tail - 1) & (size - 1) :
+					(tail - head - 1) & (size - 1);
+
+	return free >= len;
+}
+
+static void perf_output_wakeup(struct perf_output_handle *handle)
+{
+	struct perf_event *event = handle->event;
+
+	atomic_set(&handle->rb->poll, EPOLLIN | EPOLLRDNORM);
+	event->pending_wakeup = 1;
+	if (*perf_event_fasync(event) && !event->pending_kill)
+		event->pending_kill = POLL_IN;
+	irq_work_queue(&event->pending_irq);
+}
+
+/* Leave the buffer: the outermost writer publishes the head. */
+static void perf_output_put_handle(struct perf_output_handle *handle)
+{
+	struct perf_buffer *rb = handle->rb;
+	unsigned long head;
+
+	if (READ_ONCE(rb->nest) > 1) {
+		WRITE_ONCE(rb->nest, rb->nest - 1);
+		goto done;
+	}
+	for (;;) {
+		barrier();
+		head = local_read(&rb->head);
+		/* The records must be visible before the head that covers them. */
+		smp_wmb();
+		WRITE_ONCE(rb->user_page->data_head, head);
+		/*
+		 * Publish before dropping the nest count: an interrupt that
+		 * writes after the drop publishes its own, newer head.  Then
+		 * look again: one that wrote before the drop left it to us.
+		 */
+		barrier();
+		WRITE_ONCE(rb->nest, 0);
+		barrier();
+		if (likely(head == local_read(&rb->head)))
+			break;
+		WRITE_ONCE(rb->nest, 1);
+	}
+	if (handle->wakeup != local_read(&rb->wakeup))
+		perf_output_wakeup(handle);
+done:
+	preempt_enable();
+}
+
+static int perf_output_claim(struct perf_output_handle *handle,
+			     struct perf_sample_data *data,
+			     struct perf_event *event, unsigned int size,
+			     bool backward)
+{
+	struct {
+		struct perf_event_header	header;
+		u64				id;
+		u64				lost;
+	} lost_rec;
+	struct perf_sample_data lost_data;
+	unsigned long head, pos, tail, offset;
+	struct perf_buffer *rb;
+	long lost;
+
+	rcu_read_lock();
+	/* Inherited copies write into their original's buffer. */
+	if (event->parent)
+		event = event->parent;
+	rb = rcu_dereference(event->rb);
+	if (unlikely(!rb))
+		goto none;
+	if (unlikely(READ_ONCE(rb->paused))) {
+		if (rb->nr_pages) {
+			local_inc(&rb->lost);
+			atomic64_inc(&event->lost_samples);
+		}
+		goto none;
+	}
+
+	handle->rb = rb;
+	handle->event = event;
+	handle->flags = 0;
+
+	/* Records lost before this one are reported first. */
+	lost = local_read(&rb->lost);
+	if (unlikely(lost)) {
+		size += sizeof(lost_rec);
+		if (event->attr.sample_id_all)
+			size += event->id_header_size;
+	}
+
+	preempt_disable();
+	WRITE_ONCE(rb->nest, rb->nest + 1);
+	handle->wakeup = local_read(&rb->wakeup);
+
+	pos = local_read(&rb->head);
+	do {
+		head = pos;
+		tail = READ_ONCE(rb->user_page->data_tail);
+		if (!rb->overwrite &&
+		    unlikely(!rb_has_room(head, tail, perf_data_size(rb), size, backward)))
+			goto full;
+		head = backward ? head - size : head + size;
+	} while (!local_try_cmpxchg(&rb->head, &pos, head));
+
+	/* Where the claimed bytes start, counted upwards. */
+	if (backward) {
+		offset = head;
+		head = -head;
+	} else {
+		offset = pos;
+	}
+
+	/* Every watermark's worth of data is a wakeup. */
+	if (unlikely(head - local_read(&rb->wakeup) > rb->watermark))
+		local_add(rb->watermark, &rb->wakeup);
+
+	handle->page = (offset >> PAGE_SHIFT) & (rb->nr_pages - 1);
+	offset &= PAGE_SIZE - 1;
+	handle->addr = rb_data_page(rb, handle->page) + offset;
+	handle->size = PAGE_SIZE - offset;
+
+	if (unlikely(lost)) {
+		lost_rec.header.type = PERF_RECORD_LOST;
+		lost_rec.header.misc = 0;
+		lost_rec.header.size = sizeof(lost_rec);
+		lost_rec.id = event->id;
+		lost_rec.lost = local_xchg(&rb->lost, 0);
+		perf_event_header__init_id(&lost_rec.header, &lost_data, event);
+		perf_output_put(handle, lost_rec);
+		perf_event__output_id_sample(event, handle, &lost_data);
+	}
+	return 0;
+
+full:
+	local_inc(&rb->lost);
+	atomic64_inc(&event->lost_samples);
+	perf_output_put_handle(handle);
+none:
+	rcu_read_unlock();
+	return -ENOSPC;
+}
+
+/**
+ * perf_output_begin_forward - claim room for a record, oldest first
+ * @handle: filled in for perf_output_copy() and perf_output_end()
+ * @data: the sample data (for a LOST record's trailer)
+ * @event: the event writing
+ * @size: bytes to claim
+ *
+ * Return: 0, or -ENOSPC when the record is lost (counted) or there is no
+ * buffer.
+ */
+int perf_output_begin_forward(struct perf_output_handle *handle,
+			      struct perf_sample_data *data,
+			      struct perf_event *event, unsigned int size)
+{
+	return perf_output_claim(handle, data, event, size, false);
+}
+
+/**
+ * perf_output_begin_backward - claim room for a record, newest first
+ * @handle: filled in for perf_output_copy() and perf_output_end()
+ * @data: the sample data
+ * @event: the event writing
+ * @size: bytes to claim
+ *
+ * Return: 0 or -ENOSPC.
+ */
+int perf_output_begin_backward(struct perf_output_handle *handle,
+			       struct perf_sample_data *data,
+			       struct perf_event *event, unsigned int size)
+{
+	return perf_output_claim(handle, data, event, size, true);
+}
+
+/**
+ * perf_output_begin - claim room for a record in the event's direction
+ * @handle: filled in for perf_output_copy() and perf_output_end()
+ * @data: the sample data
+ * @event: the event writing
+ * @size: bytes to claim
+ *
+ * Return: 0 or -ENOSPC.
+ */
+int perf_output_begin(struct perf_output_handle *handle,
+		      struct perf_sample_data *data,
+		      struct perf_event *event, unsigned int size)
+{
+	return perf_output_claim(handle, data, event, size,
+				 unlikely(is_write_backward(event)));
+}
+
+static void rb_next_page(struct perf_output_handle *handle)
+{
+	struct perf_buffer *rb = handle->rb;
+
+	handle->page = (handle->page + 1) & (rb->nr_pages - 1);
+	handle->addr = rb_data_page(rb, handle->page);
+	handle->size = PAGE_SIZE;
+}
+
+/**
+ * perf_output_copy - append bytes to a claimed record
+ * @handle: the handle
+ * @buf: the bytes
+ * @len: how many
+ *
+ * Return: bytes not copied (always 0).
+ */
+unsigned int perf_output_copy(struct perf_output_handle *handle,
+			      const void *buf, unsigned int len)
+{
+	while (len) {
+		unsigned int n = min_t(unsigned long, len, handle->size);
+
+		memcpy(handle->addr, buf, n);
+		buf += n;
+		len -= n;
+		handle->addr += n;
+		handle->size -= n;
+		if (!handle->size)
+			rb_next_page(handle);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(perf_output_copy);
+
+/**
+ * perf_output_skip - leave bytes of a claimed record as they are
+ * @handle: the handle
+ * @len: how many
+ *
+ * Return: bytes not skipped (always 0).
+ */
+unsigned int perf_output_skip(struct perf_output_handle *handle,
+			      unsigned int len)
+{
+	while (len) {
+		unsigned int n = min_t(unsigned long, len, handle->size);
+
+		len -= n;
+		handle->addr += n;
+		handle->size -= n;
+		if (!handle->size)
+			rb_next_page(handle);
+	}
+	return 0;
+}
+
+/**
+ * perf_output_copy_user - append bytes read from user space
+ * @handle: the handle
+ * @ubuf: the user address
+ * @len: how many
+ *
+ * Bytes that cannot be read (the copy runs with page faults disabled) are
+ * left as zeroes.
+ *
+ * Return: bytes that could not be read.
+ */
+unsigned int perf_output_copy_user(struct perf_output_handle *handle,
+				   const void __user *ubuf, unsigned int len)
+{
+	unsigned int missed = 0;
+
+	while (len) {
+		unsigned int n = min_t(unsigned long, len, handle->size);
+		unsigned long left;
+
+		pagefault_disable();
+		left = __copy_from_user_inatomic(handle->addr, ubuf, n);
+		pagefault_enable();
+		if (left) {
+			memset(handle->addr + n - left, 0, left);
+			missed += left;
+		}
+		ubuf += n;
+		len -= n;
+		handle->addr += n;
+		handle->size -= n;
+		if (!handle->size)
+			rb_next_page(handle);
+	}
+	return missed;
+}
+
+/**
+ * perf_output_end - finish a record; publishes it when outermost
+ * @handle: the handle
+ */
+void perf_output_end(struct perf_output_handle *handle)
+{
+	perf_output_put_handle(handle);
+	rcu_read_unlock();
+}
 
 static struct page *rb_page(struct perf_buffer *rb, unsigned long pgoff)
 {

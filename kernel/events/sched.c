@@ -929,15 +929,6 @@ void perf_event_enable_on_exec_ctx(struct perf_event_context *ctx)
 }
 
 /**
- * perf_event_task_tick - scheduler tick hook
- *
- * Multiplexing runs from its own timer; nothing is needed per tick yet.
- */
-void perf_event_task_tick(void)
-{
-}
-
-/**
  * perf_pmu_resched - reschedule one PMU's groups on this CPU
  * @pmu: the PMU
  */

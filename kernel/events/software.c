@@ -19,6 +19,8 @@
  * task does).
  */
 #include <linux/sched/clock.h>
+#include <linux/hrtimer.h>
+#include <asm/irq_regs.h>
 
 #include "internal.h"
 
@@ -106,6 +108,9 @@ u64 perf_swevent_set_period(struct perf_event *event)
 static void swevent_overflow(struct perf_event *event, u64 overflow,
 			     struct perf_sample_data *data, struct pt_regs *regs)
 {
+	/* Throttled: counting goes on, samples wait for the next tick. */
+	if (perf_event_throttled(event))
+		return;
 	if (!overflow)
 		overflow = perf_swevent_set_period(event);
 	for (; overflow; overflow--) {
@@ -263,6 +268,68 @@ static struct pmu perf_swevent = {
 
 /* ---- clocks: count = sum of (now - prev_count) while running ---- */
 
+/*
+ * A sampling clock samples from an hrtimer on its CPU, every sample
+ * period nanoseconds (10 us at least), in the interrupted context.
+ */
+static enum hrtimer_restart clock_hrtimer(struct hrtimer *timer)
+{
+	struct perf_event *event = container_of(timer, struct perf_event, hw.hrtimer);
+	enum hrtimer_restart ret = HRTIMER_RESTART;
+	struct perf_sample_data data;
+	struct pt_regs *regs;
+
+	if (event->state != PERF_EVENT_STATE_ACTIVE)
+		return HRTIMER_NORESTART;
+
+	event->pmu->read(event);
+	perf_sample_data_init(&data, 0, event->hw.last_period);
+	regs = get_irq_regs();
+	if (regs && !swevent_excluded(event, regs) &&
+	    !(event->attr.exclude_idle && is_idle_task(current))) {
+		if (perf_event_overflow(event, &data, regs))
+			ret = HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(timer, ns_to_ktime(max_t(u64, 10000,
+						     event->hw.sample_period)));
+	return ret;
+}
+
+static void clock_timer_start(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	s64 left = local64_read(&hwc->period_left);
+
+	if (!is_sampling_event(event))
+		return;
+	/* Resume the period that was running when the event went off. */
+	if (left <= 0)
+		left = hwc->sample_period;
+	local64_set(&hwc->period_left, 0);
+	hrtimer_start(&hwc->hrtimer, ns_to_ktime(max_t(s64, 10000, left)),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static void clock_timer_stop(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!is_sampling_event(event))
+		return;
+	/* Keep what was left of the period for the next start. */
+	local64_set(&hwc->period_left,
+		    ktime_to_ns(hrtimer_get_remaining(&hwc->hrtimer)));
+	hrtimer_cancel(&hwc->hrtimer);
+}
+
+static void clock_timer_init(struct perf_event *event)
+{
+	if (!is_sampling_event(event))
+		return;
+	hrtimer_init(&event->hw.hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	event->hw.hrtimer.function = clock_hrtimer;
+}
+
 static u64 cpu_clock_now(struct perf_event *event)
 {
 	return local_clock();
@@ -302,6 +369,7 @@ static int clock_init(struct perf_event *event, struct pmu *pmu, u64 config)
 		hwc->last_period = hwc->sample_period;
 		local64_set(&hwc->period_left, hwc->sample_period);
 	}
+	clock_timer_init(event);
 	return 0;
 }
 
@@ -314,12 +382,14 @@ static void cpu_clock_start(struct perf_event *event, int flags)
 {
 	local64_set(&event->hw.prev_count, cpu_clock_now(event));
 	event->hw.state = 0;
+	clock_timer_start(event);
 }
 
 static void cpu_clock_stop(struct perf_event *event, int flags)
 {
 	if (event->hw.state & PERF_HES_STOPPED)
 		return;
+	clock_timer_stop(event);
 	clock_update(event, cpu_clock_now(event));
 	event->hw.state = PERF_HES_STOPPED;
 }
@@ -365,12 +435,14 @@ static void task_clock_start(struct perf_event *event, int flags)
 {
 	local64_set(&event->hw.prev_count, task_clock_now(event));
 	event->hw.state = 0;
+	clock_timer_start(event);
 }
 
 static void task_clock_stop(struct perf_event *event, int flags)
 {
 	if (event->hw.state & PERF_HES_STOPPED)
 		return;
+	clock_timer_stop(event);
 	clock_update(event, task_clock_now(event));
 	event->hw.state = PERF_HES_STOPPED;
 }

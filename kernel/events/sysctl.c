@@ -39,6 +39,8 @@ static void update_sample_limits(void)
 {
 	u64 ns = NSEC_PER_SEC / sysctl_perf_event_sample_rate;
 
+	WRITE_ONCE(perf_max_samples_per_tick,
+		   DIV_ROUND_UP(sysctl_perf_event_sample_rate, HZ));
 	ns = div_u64(ns * sysctl_perf_cpu_time_max_percent, 100);
 	WRITE_ONCE(perf_sample_allowed_ns, ns);
 }

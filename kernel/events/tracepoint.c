@@ -35,7 +35,7 @@ static void tp_count(struct perf_event *event, u64 count, void *record,
 	if (!tp_event_match(event, record, regs))
 		return;
 	perf_sample_data_init(&data, 0, 0);
-	data.raw = raw;
+	perf_sample_attach_raw(&data, event, raw);
 	perf_swevent_count(event, count, &data, regs);
 }
 

@@ -10,8 +10,11 @@
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 
+#include <linux/sched/clock.h>
+
 #include <asm/perf_event.h>
 #include <asm/mmu_context.h>
+#include <asm/timer.h>
 #include <asm/intel_ds.h>
 
 /* Whether user space may use rdpmc regardless of mapped events (sysfs). */
@@ -82,9 +85,36 @@ void perf_event_print_debug(void)
  * arch_perf_update_userpage - the architecture's part of the control page
  * @event: the event
  * @userpg: the page
- * @now: the current time
+ * @now: perf_clock() at the time the page's times were taken
+ *
+ * No counter can be read with rdpmc here.  When the scheduler clock is the
+ * TSC and stable, user space can turn a TSC value into the perf clock:
+ * time = time_offset + (tsc * time_mult) >> time_shift, and with
+ * cap_user_time_zero, time_zero gives the clock's origin.
  */
 void arch_perf_update_userpage(struct perf_event *event,
 			       struct perf_event_mmap_page *userpg, u64 now)
 {
+	struct cyc2ns_data cyc;
+	u64 base;
+
+	userpg->cap_user_rdpmc = 0;
+	userpg->pmc_width = 0;
+	userpg->cap_user_time = 0;
+	userpg->cap_user_time_zero = 0;
+	if (!using_native_sched_clock() || !sched_clock_stable())
+		return;
+
+	cyc2ns_read_begin(&cyc);
+	base = cyc.cyc2ns_offset + __sched_clock_offset;
+	userpg->cap_user_time = 1;
+	userpg->time_mult = cyc.cyc2ns_mul;
+	userpg->time_shift = cyc.cyc2ns_shift;
+	userpg->time_offset = base - now;
+	/* Records of a clockid event are not in this clock's domain. */
+	if (!event->attr.use_clockid) {
+		userpg->cap_user_time_zero = 1;
+		userpg->time_zero = base;
+	}
+	cyc2ns_read_end();
 }

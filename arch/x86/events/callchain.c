@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Call chains on x86: the kernel part with the kernel's unwinder, the
+ * user part by following the frame pointer chain of a 64-bit task.
+ *
+ * Context: called from sample output, possibly in NMI, with interrupts
+ * off; user memory is read with page faults disabled, so a frame that is
+ * not present simply ends the chain.
+ */
+#include <linux/perf_event.h>
+#include <linux/uaccess.h>
+
+#include <asm/stacktrace.h>
+#include <asm/unwind.h>
+#include <asm/tlbflush.h>
+
+/* Registers that come from a real exception frame (not made up). */
+static bool frame_is_real(struct pt_regs *regs)
+{
+	return regs->flags & X86_EFLAGS_FIXED;
+}
+
+/**
+ * perf_callchain_kernel - store the kernel return addresses of a sample
+ * @entry: the chain being built
+ * @regs: the interrupted kernel registers
+ */
+void perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
+			   struct pt_regs *regs)
+{
+	struct unwind_state state;
+	unsigned long ret;
+
+	if (perf_callchain_store(entry, regs->ip))
+		return;
+	/*
+	 * A made-up frame (a software event raised from C code) only has
+	 * a stack pointer to start from; a real one is unwound through.
+	 */
+	if (frame_is_real(regs))
+		unwind_start(&state, current, regs, NULL);
+	else
+		unwind_start(&state, current, NULL, (void *)regs->sp);
+
+	for (; !unwind_done(&state); unwind_next_frame(&state)) {
+		ret = unwind_get_return_address(&state);
+		if (!ret || perf_callchain_store(entry, ret))
+			break;
+	}
+}
+
+/* A user frame: saved frame pointer, then return address. */
+struct user_frame {
+	unsigned long next;
+	unsigned long ret;
+};
+
+static bool user_frame_ok(const void __user *fp)
+{
+	return fp && __access_ok(fp, sizeof(struct user_frame));
+}
+
+/**
+ * perf_callchain_user - store the user return addresses of a sample
+ * @entry: the chain being built
+ * @regs: the task's user registers
+ */
+void perf_callchain_user(struct perf_callchain_entry_ctx *entry,
+			 struct pt_regs *regs)
+{
+	const struct user_frame __user *fp = (const void __user *)regs->bp;
+	struct user_frame frame;
+
+	perf_callchain_store(entry, regs->ip);
+	/* The user address space may not be the current one (lazy mm). */
+	if (!nmi_uaccess_okay())
+		return;
+	/* Only 64-bit frame chains are followed. */
+	if (!user_64bit_mode(regs))
+		return;
+
+	pagefault_disable();
+	while (entry->nr < entry->max_stack && user_frame_ok(fp)) {
+		if (__get_user(frame.next, &fp->next) ||
+		    __get_user(frame.ret, &fp->ret))
+			break;
+		if (perf_callchain_store(entry, frame.ret))
+			break;
+		/* Frames go up the stack; anything else is not a chain. */
+		if (frame.next <= (unsigned long)fp)
+			break;
+		fp = (const void __user *)frame.next;
+	}
+	pagefault_enable();
+}
