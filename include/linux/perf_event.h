@@ -1212,6 +1212,9 @@ int perf_event_exit_cpu(unsigned int cpu);
 void
 arch_perf_update_userpage(struct perf_event *ev, struct perf_event_mmap_page *userpg, u64 now);
 
+/* Size of the page mapping @addr (0 if unknown); interrupts off. */
+u64 perf_arch_mapped_page_size(struct mm_struct *mm, unsigned long addr);
+
 #ifndef PERF_NEEDS_LOPWR_CB
 static inline void perf_lopwr_cb(bool mode)
 {

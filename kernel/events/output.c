@@ -215,9 +215,7 @@ void perf_event_header__init(struct perf_event_header *header,
 			     struct perf_sample_data *data, u32 type, u16 misc,
 			     u16 size, struct perf_event *event)
 {
-	header->type = type;
-	header->misc = misc;
-	header->size = size;
+	*header = (struct perf_event_header){ .type = type, .misc = misc, .size = size };
 	perf_event_header__init_id(header, data, event);
 }
 
@@ -362,61 +360,35 @@ static u16 stack_user_size(struct pt_regs *regs, u16 want, u16 header_size)
 	return round_down(room, sizeof(u64));
 }
 
-/*
- * The size of the page mapping @addr in the current address space (the
- * kernel's for kernel addresses and kernel threads), from a lockless page
- * table walk; 0 when nothing is mapped there.  Interrupts are off, which
- * keeps the page tables from being freed under the walk.
+/**
+ * perf_arch_mapped_page_size - size of the page that maps @addr in @mm
+ * @mm: the address space
+ * @addr: the address
+ *
+ * The architecture walks its page tables; without such a walk the size
+ * is reported as 0 (unknown).  Called with interrupts off.
+ *
+ * Return: the size in bytes, or 0.
  */
+u64 __weak perf_arch_mapped_page_size(struct mm_struct *mm, unsigned long addr)
+{
+	return 0;
+}
+
+/* Page size behind @addr, for DATA_PAGE_SIZE and CODE_PAGE_SIZE. */
 static u64 mapped_page_size(unsigned long addr)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long flags;
-	pgd_t *pgdp, pgd;
-	p4d_t *p4dp, p4d;
-	pud_t *pudp, pud;
-	pmd_t *pmdp, pmd;
-	pte_t *ptep, pte;
-	u64 size = 0;
+	u64 size;
 
 	if (!addr)
 		return 0;
 	if (!mm || addr >= TASK_SIZE)
 		mm = &init_mm;
-
+	/* Interrupts off keep the page tables from being freed meanwhile. */
 	local_irq_save(flags);
-	pgdp = pgd_offset(mm, addr);
-	pgd = READ_ONCE(*pgdp);
-	if (pgd_none(pgd))
-		goto out;
-	p4dp = p4d_offset_lockless(pgdp, pgd, addr);
-	p4d = READ_ONCE(*p4dp);
-	if (!p4d_present(p4d))
-		goto out;
-	pudp = pud_offset_lockless(p4dp, p4d, addr);
-	pud = READ_ONCE(*pudp);
-	if (!pud_present(pud))
-		goto out;
-	if (pud_leaf(pud)) {
-		size = PUD_SIZE;
-		goto out;
-	}
-	pmdp = pmd_offset_lockless(pudp, pud, addr);
-	pmd = pmdp_get_lockless(pmdp);
-	if (!pmd_present(pmd))
-		goto out;
-	if (pmd_leaf(pmd)) {
-		size = PMD_SIZE;
-		goto out;
-	}
-	ptep = pte_offset_map(&pmd, addr);
-	if (!ptep)
-		goto out;
-	pte = ptep_get_lockless(ptep);
-	if (pte_present(pte))
-		size = PAGE_SIZE;
-	pte_unmap(ptep);
-out:
+	size = perf_arch_mapped_page_size(mm, addr);
 	local_irq_restore(flags);
 	return size;
 }
@@ -450,6 +422,7 @@ void perf_prepare_sample(struct perf_sample_data *data,
 {
 	u64 st = event->attr.sample_type;
 	u64 todo = st & ~data->sample_flags;
+	u64 empty;
 
 	fill_id_fields(data, event, st);
 
@@ -460,17 +433,14 @@ void perf_prepare_sample(struct perf_sample_data *data,
 		data->dyn_size += (1 + data->callchain->nr) * sizeof(u64);
 		data->sample_flags |= PERF_SAMPLE_CALLCHAIN;
 	}
-	if (todo & PERF_SAMPLE_RAW) {
-		/* Nothing raw to give: an empty, padded record. */
+	/* Nothing raw or branchy to give: an empty u64 each. */
+	if (todo & PERF_SAMPLE_RAW)
 		data->raw = NULL;
-		data->dyn_size += sizeof(u64);
-		data->sample_flags |= PERF_SAMPLE_RAW;
-	}
-	if (todo & PERF_SAMPLE_BRANCH_STACK) {
+	if (todo & PERF_SAMPLE_BRANCH_STACK)
 		data->br_stack = NULL;
-		data->dyn_size += sizeof(u64);
-		data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;
-	}
+	empty = todo & (PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK);
+	data->dyn_size += hweight64(empty) * sizeof(u64);
+	data->sample_flags |= empty;
 	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
 		sample_regs_user(&data->regs_user, regs);
 	if (todo & PERF_SAMPLE_REGS_USER) {
@@ -533,11 +503,11 @@ void perf_prepare_header(struct perf_event_header *header,
 			 struct perf_sample_data *data,
 			 struct perf_event *event, struct pt_regs *regs)
 {
-	header->type = PERF_RECORD_SAMPLE;
-	header->size = perf_sample_data_size(data, event);
-	header->misc = perf_misc_flags(regs);
-	/* The record size field is 16 bits wide. */
-	WARN_ON_ONCE(header->size & 7);
+	*header = (struct perf_event_header){
+		.type = PERF_RECORD_SAMPLE,
+		.misc = perf_misc_flags(regs),
+		.size = perf_sample_data_size(data, event),
+	};
 }
 
 /**

@@ -15,6 +15,7 @@
 #include <asm/perf_event.h>
 #include <asm/mmu_context.h>
 #include <asm/timer.h>
+#include <asm/pgtable.h>
 #include <asm/intel_ds.h>
 
 /* Whether user space may use rdpmc regardless of mapped events (sysfs). */
@@ -71,6 +72,25 @@ unsigned long perf_instruction_pointer(struct pt_regs *regs)
 unsigned long perf_misc_flags(struct pt_regs *regs)
 {
 	return user_mode(regs) ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;
+}
+
+/**
+ * perf_arch_mapped_page_size - size of the page that maps @addr in @mm
+ * @mm: the address space
+ * @addr: the address
+ *
+ * Called with interrupts off, which keeps page tables alive on x86.
+ *
+ * Return: the size in bytes, or 0 when nothing is mapped there.
+ */
+u64 perf_arch_mapped_page_size(struct mm_struct *mm, unsigned long addr)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address_in_pgd(pgd_offset(mm, addr), addr, &level);
+
+	if (!pte || !pte_present(*pte))
+		return 0;
+	return page_level_size(level);
 }
 
 /**
