@@ -275,7 +275,8 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	if (err)
 		goto err;
 
-	if (task) {
+	/* Task events and switch records need the context switch hooks. */
+	if (task || attr->context_switch) {
 		perf_sched_events_inc();
 		event->attach_state |= PERF_ATTACH_SCHED_EVENTS;
 	}

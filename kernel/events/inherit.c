@@ -198,6 +198,9 @@ void perf_event_exit_event(struct perf_event *event,
 	struct perf_event *parent = event->parent;
 
 	if (parent) {
+		/* inherit_stat: the copy's final count, as a READ record. */
+		if (event->attr.inherit_stat && ctx->task != TASK_TOMBSTONE)
+			perf_event_read_record(event, ctx->task);
 		perf_remove_from_context(event, DETACH_GROUP | DETACH_EXIT);
 		unlink_from_parent(event);
 		/* Its original may be waiting for the last copy to go. */

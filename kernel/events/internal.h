@@ -103,6 +103,8 @@ static inline struct fasync_struct **perf_event_fasync(struct perf_event *event)
 }
 
 /* ring_buffer.c */
+bool perf_rb_has_room(unsigned long head, unsigned long tail,
+		      unsigned long size, unsigned int len, bool backward);
 struct perf_buffer *ring_buffer_get(struct perf_event *event);
 void ring_buffer_put(struct perf_buffer *rb);
 void ring_buffer_attach(struct perf_event *event, struct perf_buffer *rb);
@@ -267,6 +269,8 @@ void perf_sample_attach_raw(struct perf_sample_data *data,
 			    struct perf_event *event, struct perf_raw_record *raw);
 void perf_event_task_record(struct task_struct *task,
 			    struct perf_event_context *ctx, bool fork);
+void perf_event_switch_record(struct task_struct *other, bool in);
+void perf_event_read_record(struct perf_event *event, struct task_struct *task);
 
 /* overflow.c */
 extern atomic_t perf_nr_sampling_events;

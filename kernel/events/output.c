@@ -1116,6 +1116,41 @@ void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len, bool unregister,
 {
 }
 
+struct text_poke_rec {
+	const void			*old_bytes, *new_bytes;
+	size_t				pad;
+	u16				old_len, new_len;
+	struct {
+		struct perf_event_header	header;
+		u64				addr;
+	} rec;
+};
+
+static void text_poke_output(struct perf_event *event, void *arg)
+{
+	struct text_poke_rec *tp = arg;
+	struct perf_output_handle handle;
+	struct perf_sample_data sample;
+	u64 zero = 0;
+
+	if (!event->attr.text_poke)
+		return;
+	perf_event_header__init(&tp->rec.header, &sample, PERF_RECORD_TEXT_POKE,
+				PERF_RECORD_MISC_KERNEL,
+				sizeof(tp->rec) + 2 * sizeof(u16) + tp->old_len +
+				tp->new_len + tp->pad, event);
+	if (perf_output_begin(&handle, &sample, event, tp->rec.header.size))
+		return;
+	perf_output_put(&handle, tp->rec);
+	perf_output_put(&handle, tp->old_len);
+	perf_output_put(&handle, tp->new_len);
+	perf_output_copy(&handle, tp->old_bytes, tp->old_len);
+	perf_output_copy(&handle, tp->new_bytes, tp->new_len);
+	perf_output_copy(&handle, &zero, tp->pad);
+	perf_event__output_id_sample(event, &handle, &sample);
+	perf_output_end(&handle);
+}
+
 /**
  * perf_event_text_poke - kernel text was changed
  * @addr: where
@@ -1123,8 +1158,114 @@ void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len, bool unregister,
  * @old_len: its length
  * @new_bytes: the new text
  * @new_len: its length
+ *
+ * Tools that decode kernel instructions (AUX traces) follow the change.
  */
 void perf_event_text_poke(const void *addr, const void *old_bytes,
 			  size_t old_len, const void *new_bytes, size_t new_len)
 {
+	struct text_poke_rec tp = {
+		.old_bytes = old_bytes,
+		.new_bytes = new_bytes,
+		.old_len = old_len,
+		.new_len = new_len,
+		.rec.addr = (unsigned long)addr,
+	};
+	size_t body = 2 * sizeof(u16) + old_len + new_len;
+
+	if (!atomic_read(&perf_nr_text_poke_events))
+		return;
+	tp.pad = ALIGN(body, sizeof(u64)) - body;
+	perf_iterate_sb(text_poke_output, &tp, NULL);
+}
+
+/* ---- SWITCH and SWITCH_CPU_WIDE ---- */
+
+struct switch_rec {
+	struct task_struct		*other;		/* next when out, prev when in */
+	bool				in;
+	bool				preempted;
+	struct {
+		struct perf_event_header	header;
+		u32				next_prev_pid, next_prev_tid;
+	} rec;
+};
+
+static void switch_output(struct perf_event *event, void *arg)
+{
+	struct switch_rec *sr = arg;
+	struct perf_output_handle handle;
+	struct perf_sample_data sample;
+	bool task_event = event->ctx->task;
+	u16 misc = 0;
+
+	if (!event->attr.context_switch)
+		return;
+	if (!sr->in)
+		misc |= PERF_RECORD_MISC_SWITCH_OUT;
+	if (sr->preempted)
+		misc |= PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+	/* A task's own events know the task; CPU-wide ones are told. */
+	perf_event_header__init(&sr->rec.header, &sample,
+				task_event ? PERF_RECORD_SWITCH : PERF_RECORD_SWITCH_CPU_WIDE,
+				misc, task_event ? sizeof(sr->rec.header) : sizeof(sr->rec),
+				event);
+	if (perf_output_begin(&handle, &sample, event, sr->rec.header.size))
+		return;
+	if (task_event) {
+		perf_output_put(&handle, sr->rec.header);
+	} else {
+		sr->rec.next_prev_pid = perf_event_pid(event, sr->other);
+		sr->rec.next_prev_tid = perf_event_tid(event, sr->other);
+		perf_output_put(&handle, sr->rec);
+	}
+	perf_event__output_id_sample(event, &handle, &sample);
+	perf_output_end(&handle);
+}
+
+/**
+ * perf_event_switch_record - the current task is switched in or out
+ * @other: the task switched to (out) or from (in)
+ * @in: switched in
+ *
+ * Called from the context switch hooks, interrupts off.
+ */
+void perf_event_switch_record(struct task_struct *other, bool in)
+{
+	struct switch_rec sr = {
+		.other = other,
+		.in = in,
+		.preempted = !in && task_is_runnable(current),
+	};
+
+	perf_iterate_sb(switch_output, &sr, NULL);
+}
+
+/* ---- READ (inherit_stat) ---- */
+
+/**
+ * perf_event_read_record - an inherited copy's final count, at its exit
+ * @event: the copy (its output goes to the original's buffer)
+ * @task: the exiting task
+ */
+void perf_event_read_record(struct perf_event *event, struct task_struct *task)
+{
+	struct perf_output_handle handle;
+	struct perf_sample_data sample;
+	struct {
+		struct perf_event_header	header;
+		u32				pid, tid;
+	} rec = {
+		.pid = perf_event_pid(event, task),
+		.tid = perf_event_tid(event, task),
+	};
+
+	perf_event_header__init(&rec.header, &sample, PERF_RECORD_READ, 0,
+				sizeof(rec) + event->read_size, event);
+	if (perf_output_begin(&handle, &sample, event, rec.header.size))
+		return;
+	perf_output_put(&handle, rec);
+	output_read(&handle, event);
+	perf_event__output_id_sample(event, &handle, &sample);
+	perf_output_end(&handle);
 }

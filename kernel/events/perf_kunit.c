@@ -298,6 +298,72 @@ static void siblings_share_times(struct kunit *test)
 	KUNIT_EXPECT_GT(test, rd(rival[0]).running, 0ULL);
 }
 
+/* ---- ring buffer arithmetic ---- */
+
+static void rb_room_forward(struct kunit *test)
+{
+	const unsigned long size = 4096;
+
+	/* Empty buffer: everything but one byte fits. */
+	KUNIT_EXPECT_TRUE(test, perf_rb_has_room(0, 0, size, size - 8, false));
+	KUNIT_EXPECT_TRUE(test, perf_rb_has_room(0, 0, size, size - 1, false));
+	KUNIT_EXPECT_FALSE(test, perf_rb_has_room(0, 0, size, size, false));
+	/* Reader 100 bytes behind: the rest is free. */
+	KUNIT_EXPECT_TRUE(test, perf_rb_has_room(100, 0, size, size - 101, false));
+	KUNIT_EXPECT_FALSE(test, perf_rb_has_room(100, 0, size, size - 100, false));
+	/* Positions are byte counts since the start: they wrap. */
+	KUNIT_EXPECT_TRUE(test, perf_rb_has_room(3 * size + 10, 3 * size, size, 64, false));
+	KUNIT_EXPECT_FALSE(test, perf_rb_has_room(4 * size - 8, 3 * size, size, 16, false));
+	/* Unsigned wrap of the counters themselves. */
+	KUNIT_EXPECT_TRUE(test, perf_rb_has_room(8, -8UL, size, 64, false));
+	KUNIT_EXPECT_FALSE(test, perf_rb_has_room(8, -8UL, size, size - 16, false));
+}
+
+static void rb_room_backward(struct kunit *test)
+{
+	const unsigned long size = 8192;
+
+	/* The head runs down from 0: the reader's tail is above it. */
+	KUNIT_EXPECT_TRUE(test, perf_rb_has_room(0, 0, size, 64, true));
+	KUNIT_EXPECT_FALSE(test, perf_rb_has_room(-(size - 8), 0, size, 16, true));
+	KUNIT_EXPECT_TRUE(test, perf_rb_has_room(-64UL, 0, size, size - 65, true));
+	KUNIT_EXPECT_FALSE(test, perf_rb_has_room(-64UL, 0, size, size - 64, true));
+}
+
+/* ---- frequency mode ---- */
+
+static void freq_period_from_rate(struct kunit *test)
+{
+	/* 1M events a second, 1000 samples a second: every 1000 events. */
+	KUNIT_EXPECT_EQ(test, 1000ULL, perf_sample_period_for(1000000, NSEC_PER_SEC, 1000));
+	/* The same rate seen over a 4 ms tick. */
+	KUNIT_EXPECT_EQ(test, 1000ULL, perf_sample_period_for(4000, 4 * NSEC_PER_MSEC, 1000));
+	/* Slower than the frequency: never below one. */
+	KUNIT_EXPECT_EQ(test, 1ULL, perf_sample_period_for(3, NSEC_PER_SEC, 1000));
+	KUNIT_EXPECT_EQ(test, 1ULL, perf_sample_period_for(1000, 0, 1000));
+	/* Huge counts do not overflow: 2^40 events in 1 s at 1 Hz. */
+	KUNIT_EXPECT_EQ(test, 1ULL << 40, perf_sample_period_for(1ULL << 40, NSEC_PER_SEC, 1));
+}
+
+static void freq_filter_steps(struct kunit *test)
+{
+	u64 p = 1;
+	int i;
+
+	/* An eighth of the way, rounded away from the current value. */
+	KUNIT_EXPECT_EQ(test, 101ULL, perf_filter_period(100, 108));
+	KUNIT_EXPECT_EQ(test, 102ULL, perf_filter_period(100, 109));
+	KUNIT_EXPECT_EQ(test, 99ULL, perf_filter_period(100, 92));
+	KUNIT_EXPECT_EQ(test, 100ULL, perf_filter_period(100, 100));
+	/* Never zero. */
+	KUNIT_EXPECT_EQ(test, 1ULL, perf_filter_period(1, 0));
+	/* Converges towards the target. */
+	for (i = 0; i < 200; i++)
+		p = perf_filter_period(p, 1000000);
+	KUNIT_EXPECT_GT(test, p, 999000ULL);
+	KUNIT_EXPECT_LE(test, p, 1000000ULL);
+}
+
 static struct kunit_case perf_core_cases[] = {
 	KUNIT_CASE(sw_time_enabled_equals_running),
 	KUNIT_CASE(disabled_time_stands_still),
@@ -307,6 +373,10 @@ static struct kunit_case perf_core_cases[] = {
 	KUNIT_CASE(task_pinned_before_cpu_flexible),
 	KUNIT_CASE(exclusive_group_runs_alone),
 	KUNIT_CASE(siblings_share_times),
+	KUNIT_CASE(rb_room_forward),
+	KUNIT_CASE(rb_room_backward),
+	KUNIT_CASE(freq_period_from_rate),
+	KUNIT_CASE(freq_filter_steps),
 	{}
 };
 

@@ -238,8 +238,18 @@ static void *rb_data_page(struct perf_buffer *rb, unsigned long nr)
 	return page_address(rb->pages[1 + nr]);
 }
 
-static bool rb_has_room(unsigned long head, unsigned long tail,
-			unsigned long size, unsigned int len, bool backward)
+/**
+ * perf_rb_has_room - whether @len bytes fit between head and tail
+ * @head: the writer's position
+ * @tail: the reader's position
+ * @size: the data area's size, a power of two
+ * @len: the record's size
+ * @backward: the head runs downwards
+ *
+ * Return: true when the record fits.
+ */
+bool perf_rb_has_room(unsigned long head, unsigned long tail,
+		      unsigned long size, unsigned int len, bool backward)
 {
 	/* One byte always stays free, so full and empty look different. */
 	unsigned long free = backward ? (head - tail - 1) & (size - 1) :
@@ -344,7 +354,7 @@ static int perf_output_claim(struct perf_output_handle *handle,
 		head = pos;
 		tail = READ_ONCE(rb->user_page->data_tail);
 		if (!rb->overwrite &&
-		    unlikely(!rb_has_room(head, tail, perf_data_size(rb), size, backward)))
+		    unlikely(!perf_rb_has_room(head, tail, perf_data_size(rb), size, backward)))
 			goto full;
 		head = backward ? head - size : head + size;
 	} while (!local_try_cmpxchg(&rb->head, &pos, head));

@@ -534,6 +534,9 @@ void __perf_event_task_sched_out(struct task_struct *task,
 	struct perf_cpu_context *cpuctx = this_cpu_ptr(&perf_cpu_context);
 	struct perf_event_context *ctx = cpuctx->task_ctx;
 
+	/* Records of the switch go out while the task's events still count. */
+	if (atomic_read(&perf_nr_switch_events))
+		perf_event_switch_record(next, false);
 	if (!ctx)
 		return;
 
@@ -555,13 +558,14 @@ void __perf_event_task_sched_in(struct task_struct *prev,
 	struct perf_cpu_context *cpuctx = this_cpu_ptr(&perf_cpu_context);
 	struct perf_event_context *ctx = READ_ONCE(task->perf_event_ctxp);
 
-	if (!ctx || !READ_ONCE(ctx->nr_events) || cpuctx->task_ctx == ctx)
-		return;
-
-	perf_ctx_lock(cpuctx, ctx);
-	if (ctx->nr_events && ctx->task == task)
-		perf_ctx_activate(cpuctx, ctx);
-	perf_ctx_unlock(cpuctx, ctx);
+	if (ctx && READ_ONCE(ctx->nr_events) && cpuctx->task_ctx != ctx) {
+		perf_ctx_lock(cpuctx, ctx);
+		if (ctx->nr_events && ctx->task == task)
+			perf_ctx_activate(cpuctx, ctx);
+		perf_ctx_unlock(cpuctx, ctx);
+	}
+	if (atomic_read(&perf_nr_switch_events))
+		perf_event_switch_record(prev, true);
 }
 
 /*
