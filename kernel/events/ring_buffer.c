@@ -656,11 +656,22 @@ out:
 	ring_buffer_put(rb);
 }
 
+/*
+ * A mapping is all or nothing: splitting it (partial munmap, mremap or
+ * mprotect of a part, MAP_FIXED over a part) would leave pieces whose
+ * offsets and sizes the accounting in open/close cannot match.
+ */
+static int perf_mmap_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
 static const struct vm_operations_struct perf_mmap_vmops = {
 	.open		= perf_mmap_open,
 	.close		= perf_mmap_close,
 	.fault		= perf_mmap_fault,
 	.page_mkwrite	= perf_mmap_mkwrite,
+	.may_split	= perf_mmap_may_split,
 };
 
 /* Charge @pages to the user and, beyond their allowance, to the mm. */
