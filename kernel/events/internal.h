@@ -278,6 +278,8 @@ extern int perf_max_samples_per_tick;
 u64 perf_sample_period_for(u64 count, u64 nsec, u64 freq);
 u64 perf_filter_period(u64 cur, u64 target);
 void perf_event_unthrottle(struct perf_event *event, bool start);
+int __perf_event_overflow(struct perf_event *event, bool throttle,
+			  struct perf_sample_data *data, struct pt_regs *regs);
 void perf_event_tick_one(struct perf_event *event);
 bool perf_event_throttled(struct perf_event *event);
 

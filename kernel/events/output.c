@@ -25,6 +25,7 @@
 #include <linux/proc_ns.h>
 #include <linux/sched/mm.h>
 #include <linux/dcache.h>
+#include <linux/io.h>
 
 #include "internal.h"
 
@@ -44,7 +45,8 @@ static void sb_account(struct perf_event *event, int delta)
 
 	if (event->parent)
 		return;
-	if (a->mmap || a->mmap_data || a->mmap2)
+	/* As upstream, mmap2 alone does not turn the mmap hook on. */
+	if (a->mmap || a->mmap_data)
 		atomic_add(delta, &perf_nr_mmap_events);
 	if (a->build_id)
 		atomic_add(delta, &perf_nr_build_id_events);
@@ -393,6 +395,36 @@ static u64 mapped_page_size(unsigned long addr)
 	return size;
 }
 
+/*
+ * The physical address behind a sample's data address, when it can be
+ * found without sleeping: directly-mapped kernel memory, or a user page
+ * that is present (pinned for the moment of the lookup).  0 otherwise.
+ */
+static u64 phys_of(u64 addr)
+{
+	struct page *page;
+	u64 phys = 0;
+
+	if (!addr)
+		return 0;
+	if (addr >= TASK_SIZE) {
+		void *kaddr = (void *)(uintptr_t)addr;
+
+		if (virt_addr_valid(kaddr) && !is_vmalloc_addr(kaddr))
+			phys = virt_to_phys(kaddr);
+		return phys;
+	}
+	if (!current->mm)
+		return 0;
+	pagefault_disable();
+	if (get_user_page_fast_only(addr, 0, &page)) {
+		phys = page_to_phys(page) + offset_in_page(addr);
+		put_page(page);
+	}
+	pagefault_enable();
+	return phys;
+}
+
 /**
  * perf_sample_attach_raw - make a one-piece raw record part of a sample
  * @data: the sample
@@ -426,7 +458,8 @@ void perf_prepare_sample(struct perf_sample_data *data,
 
 	fill_id_fields(data, event, st);
 
-	if (todo & PERF_SAMPLE_IP)
+	/* CODE_PAGE_SIZE is about the sampled instruction: it needs the IP. */
+	if (todo & (PERF_SAMPLE_IP | PERF_SAMPLE_CODE_PAGE_SIZE))
 		data->ip = perf_instruction_pointer(regs);
 	if (todo & PERF_SAMPLE_CALLCHAIN) {
 		data->callchain = perf_callchain(event, regs);
@@ -478,7 +511,7 @@ void perf_prepare_sample(struct perf_sample_data *data,
 		data->dyn_size += sz;
 	}
 	if (todo & PERF_SAMPLE_PHYS_ADDR)
-		data->phys_addr = 0;
+		data->phys_addr = phys_of(data->addr);
 	if (todo & PERF_SAMPLE_CGROUP)
 		data->cgroup = 0;
 	if (todo & PERF_SAMPLE_DATA_PAGE_SIZE)

@@ -214,16 +214,17 @@ static void queue_sigtrap(struct perf_event *event, struct perf_sample_data *dat
 }
 
 /**
- * perf_event_overflow - an event reached its sample period
+ * __perf_event_overflow - an event reached its sample period
  * @event: the event
+ * @throttle: whether this overflow counts towards throttling
  * @data: what the PMU gathered
  * @regs: the interrupted registers
  *
  * Return: 1 when the event must stop (throttled, or its refresh limit
  * ran out), else 0.
  */
-int perf_event_overflow(struct perf_event *event,
-			struct perf_sample_data *data, struct pt_regs *regs)
+int __perf_event_overflow(struct perf_event *event, bool throttle,
+			  struct perf_sample_data *data, struct pt_regs *regs)
 {
 	int limit = atomic_read(&event->event_limit);
 	perf_overflow_handler_t handler;
@@ -231,7 +232,7 @@ int perf_event_overflow(struct perf_event *event,
 
 	if (unlikely(!is_sampling_event(event)))
 		return 0;
-	if (account_overflow(event, true))
+	if (account_overflow(event, throttle))
 		ret = 1;
 
 	event->pending_kill = POLL_IN;
@@ -252,6 +253,21 @@ int perf_event_overflow(struct perf_event *event,
 		irq_work_queue(&event->pending_irq);
 	}
 	return ret;
+}
+
+/**
+ * perf_event_overflow - an event reached its sample period
+ * @event: the event
+ * @data: what the PMU gathered
+ * @regs: the interrupted registers
+ *
+ * Return: 1 when the event must stop (throttled, or its refresh limit
+ * ran out), else 0.
+ */
+int perf_event_overflow(struct perf_event *event,
+			struct perf_sample_data *data, struct pt_regs *regs)
+{
+	return __perf_event_overflow(event, true, data, regs);
 }
 
 static void tick_event(struct perf_event *event)

@@ -105,17 +105,25 @@ u64 perf_swevent_set_period(struct perf_event *event)
 	return periods;
 }
 
+/*
+ * @overflow periods ended at once (0: find out from period_left).  As
+ * upstream, only the second and later of a batch count towards
+ * throttling, so an event sampling every occurrence is never throttled.
+ */
 static void swevent_overflow(struct perf_event *event, u64 overflow,
 			     struct perf_sample_data *data, struct pt_regs *regs)
 {
+	bool throttle = false;
+
+	if (!overflow)
+		overflow = perf_swevent_set_period(event);
 	/* Throttled: counting goes on, samples wait for the next tick. */
 	if (perf_event_throttled(event))
 		return;
-	if (!overflow)
-		overflow = perf_swevent_set_period(event);
 	for (; overflow; overflow--) {
-		if (perf_event_overflow(event, data, regs))
+		if (__perf_event_overflow(event, throttle, data, regs))
 			break;
+		throttle = true;
 	}
 }
 
@@ -134,7 +142,19 @@ void perf_swevent_count(struct perf_event *event, u64 nr,
 	local64_add(nr, &event->count);
 	if (!regs || !is_sampling_event(event))
 		return;
+	if (event->state != PERF_EVENT_STATE_ACTIVE)
+		return;
 
+	/*
+	 * As upstream: an event that records the period, in period mode,
+	 * samples every occurrence and reports how many it stood for.
+	 */
+	if ((event->attr.sample_type & PERF_SAMPLE_PERIOD) && !event->attr.freq) {
+		data->period = nr;
+		swevent_overflow(event, 1, data, regs);
+		return;
+	}
+	data->period = hwc->last_period;
 	if (nr == 1 && hwc->sample_period == 1 && !event->attr.freq) {
 		swevent_overflow(event, 1, data, regs);
 		return;
@@ -229,8 +249,11 @@ static int swevent_add(struct perf_event *event, int flags)
 	struct hlist_head *head = this_cpu_ptr(&swevent_lists.heads[event->attr.config]);
 
 	event->hw.state = (flags & PERF_EF_START) ? 0 : PERF_HES_STOPPED;
-	if (is_sampling_event(event) && !local64_read(&event->hw.period_left))
-		local64_set(&event->hw.period_left, event->hw.sample_period);
+	/* Counting towards the next overflow resumes (or starts) here. */
+	if (is_sampling_event(event)) {
+		event->hw.last_period = event->hw.sample_period;
+		perf_swevent_set_period(event);
+	}
 	hlist_add_head_rcu(&event->hlist_entry, head);
 	perf_event_update_userpage(event);
 	return 0;
@@ -335,9 +358,21 @@ static u64 cpu_clock_now(struct perf_event *event)
 	return local_clock();
 }
 
+/* The context's time as of its last update: what starts and stops use. */
 static u64 task_clock_now(struct perf_event *event)
 {
 	return event->ctx->time;
+}
+
+/* The context's time right now, for reads between updates (samples). */
+static u64 task_clock_now_exact(struct perf_event *event)
+{
+	struct perf_event_context *ctx = event->ctx;
+	u64 t = READ_ONCE(ctx->time);
+
+	if (READ_ONCE(ctx->is_active) & EVENT_TIME)
+		t += perf_clock() - READ_ONCE(ctx->timestamp);
+	return t;
 }
 
 static void clock_update(struct perf_event *event, u64 now)
@@ -464,7 +499,7 @@ static void task_clock_del(struct perf_event *event, int flags)
 static void task_clock_read(struct perf_event *event)
 {
 	if (!(event->hw.state & PERF_HES_STOPPED))
-		clock_update(event, task_clock_now(event));
+		clock_update(event, task_clock_now_exact(event));
 }
 
 static struct pmu perf_task_clock = {
