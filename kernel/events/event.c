@@ -420,8 +420,20 @@ void perf_event_drop_owner(struct perf_event *event)
 void perf_event_wakeup(struct perf_event *event)
 {
 	int band = event->pending_kill;
+	struct perf_event *reader;
+	struct perf_buffer *rb;
 
 	wake_up_all(&event->waitq);
+	/* Every event writing into the same buffer polls the same data. */
+	rcu_read_lock();
+	rb = rcu_dereference(event->rb);
+	if (rb) {
+		list_for_each_entry_rcu(reader, &rb->event_list, rb_entry) {
+			if (reader != event)
+				wake_up_all(&reader->waitq);
+		}
+	}
+	rcu_read_unlock();
 	if (!band)
 		return;
 	event->pending_kill = 0;

@@ -88,8 +88,12 @@ static struct perf_buffer *rb_alloc(int nr_pages, long watermark, int cpu,
 {
 	struct perf_buffer *rb;
 	int i, node = rb_page_node(cpu);
+	size_t size = struct_size(rb, pages, nr_pages + 1);
 
-	rb = kzalloc_node(struct_size(rb, pages, nr_pages + 1), GFP_KERNEL, node);
+	/* A page array past the largest allocation is simply too much. */
+	if (size > (PAGE_SIZE << MAX_PAGE_ORDER))
+		return NULL;
+	rb = kzalloc_node(size, GFP_KERNEL, node);
 	if (!rb)
 		return NULL;
 	rb->nr_pages = nr_pages;
@@ -323,13 +327,12 @@ static int perf_output_claim(struct perf_output_handle *handle,
 	if (event->parent)
 		event = event->parent;
 	rb = rcu_dereference(event->rb);
-	if (unlikely(!rb))
+	/* A control page alone has nowhere to put records, nor loses any. */
+	if (unlikely(!rb || !rb->nr_pages))
 		goto none;
 	if (unlikely(READ_ONCE(rb->paused))) {
-		if (rb->nr_pages) {
-			local_inc(&rb->lost);
-			atomic64_inc(&event->lost_samples);
-		}
+		local_inc(&rb->lost);
+		atomic64_inc(&event->lost_samples);
 		goto none;
 	}
 

@@ -782,8 +782,6 @@ static void __perf_event_reset(struct perf_event *event,
 	if (event->state == PERF_EVENT_STATE_ACTIVE && cpuctx)
 		event->pmu->read(event);
 	local64_set(&event->count, 0);
-	if (event->state == PERF_EVENT_STATE_ACTIVE && cpuctx)
-		perf_event_update_userpage(event);
 }
 
 /**
@@ -797,6 +795,8 @@ void _perf_event_reset(struct perf_event *event)
 	perf_event_read(event, false);
 	atomic64_set(&event->child_count, 0);
 	event_function_call(event, __perf_event_reset, NULL);
+	/* Mapped readers see the zero now, running or not. */
+	perf_event_update_userpage(event);
 }
 
 /**
