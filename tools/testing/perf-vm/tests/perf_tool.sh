@@ -1,0 +1,147 @@
+#!/bin/sh
+# perf(1) on perf_tool_target: record -g and report/script (the hot
+# function's share, sample count, callchains, no losses), page-fault data
+# addresses (record -d), system-wide record (-a), top --stdio for a few
+# seconds and stat -I.  Prints TAP.
+dir=$(cd "$(dirname "$0")" && pwd)
+target=$dir/perf_tool_target
+tmp=$(mktemp -d)
+trap 'kill $bg 2>/dev/null; rm -rf "$tmp"' EXIT
+bg=
+
+echo "TAP version 13"
+if ! command -v perf >/dev/null || [ ! -x "$target" ]; then
+	echo "1..0 # SKIP perf or the target program is missing"
+	exit 4
+fi
+cd "$tmp" || exit 1
+
+n=0 fail=0
+# result STATUS DESCRIPTION [FILE]: a test point; FILE is shown on failure.
+result() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		fail=$((fail + 1))
+		[ -n "${3:-}" ] && sed -n '1,40s/^/# /p' "$3"
+	fi
+}
+# check DESCRIPTION FILE PATTERN: FILE has a line matching PATTERN (ERE).
+check() {
+	grep -Eq -- "$3" "$2"
+	result $? "$1" "$2"
+}
+# range DESCRIPTION VALUE MIN MAX
+range() {
+	v=${2:-0}
+	[ "$v" -ge "$3" ] && [ "$v" -le "$4" ]
+	result $? "$1 ($v in $3..$4)"
+}
+# percent FILE SYMBOL: the overhead of SYMBOL in a report, rounded down.
+percent() {
+	awk -v s="$2" '$NF == s && $1 ~ /%$/ {
+		sub(/\..*/, "", $1); print $1; exit
+	}' "$1"
+}
+# sum_samples FILE: the sum of the Samples column of a report (-n).
+sum_samples() {
+	awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { s += $2 } END { print s + 0 }' "$1"
+}
+
+# --- perf record -g, report, script -------------------------------------
+perf record -F 1000 -g -o cpu.data -- "$target" cpu 1000 >rec.out 2>&1
+result $? "record -F 1000 -g exits 0" rec.out
+samples=$(sed -n 's/.*Captured and wrote .*(\([0-9]*\) samples).*/\1/p' rec.out)
+# 1 s of CPU time at 1000 Hz (QEMU's timers are not exact).
+range "record: sample count" "$samples" 600 1600
+
+perf report -i cpu.data --stdio --no-children -n --sort sym -g none \
+	>rep.out 2>rep.err
+result $? "report --stdio exits 0" rep.err
+hot=$(percent rep.out hot_loop)
+warm=$(percent rep.out warm_loop)
+# hot_loop does three quarters of the work, warm_loop one quarter.
+range "report: hot_loop's share" "$hot" 50 90
+range "report: warm_loop's share" "$warm" 10 40
+check "report: no lost samples" rep.out "^# Total Lost Samples: 0$"
+! grep -qi "lost" rep.err
+result $? "report: no lost-samples warning" rep.err
+total=$(sum_samples rep.out)
+range "report: samples add up to the recorded count" "$total" \
+	"$samples" "$samples"
+
+perf script -i cpu.data -F comm,tid,time,event,ip,sym >scr.out 2>scr.err
+result $? "script exits 0" scr.err
+check "script: comm, tid, time and event fields" scr.out \
+	"^ *perf_tool_targe +[0-9]+ +[0-9]+\.[0-9]{6}: +cpu-clock"
+# A sample's callchain: hot_loop, then cpu and main further out.
+awk '/^$/ { h = c = 0; next }
+     $NF == "hot_loop" { h = 1 }
+     h && $NF == "cpu" { c = 1 }
+     c && $NF == "main" { found = 1 }
+     END { exit !found }' scr.out
+result $? "script: callchains hot_loop <- cpu <- main" scr.out
+
+# --- page faults with data addresses --------------------------------------
+perf record -e page-faults -c 1 -d -o pf.data -- "$target" faults 64 \
+	>pf.out 2>&1
+result $? "record -e page-faults -d exits 0" pf.out
+lo=$(sed -n 's/^buf \(0x[0-9a-f]*\) .*/\1/p' pf.out)
+hi=$(sed -n 's/^buf 0x[0-9a-f]* \(0x[0-9a-f]*\)$/\1/p' pf.out)
+in=0
+if [ -n "$lo" ] && [ -n "$hi" ]; then
+	perf script -i pf.data -F addr >pfa.out 2>/dev/null
+	while read -r a; do
+		a=$((0x${a#0x}))
+		[ "$a" -ge $((lo)) ] && [ "$a" -lt $((hi)) ] && in=$((in + 1))
+	done <pfa.out
+fi
+# One sample per page written, each with its address in the buffer.
+range "record -d: fault addresses in the touched buffer" "$in" 64 64
+
+# --- system-wide ----------------------------------------------------------
+"$target" spin 3000 >/dev/null &
+bg=$!
+perf record -a -o all.data -- sleep 1 >all.out 2>&1
+result $? "record -a exits 0" all.out
+perf report -i all.data --stdio -n --sort comm >allr.out 2>/dev/null
+comms=$(awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { n++ } END { print n + 0 }' allr.out)
+range "record -a: distinct comms" "$comms" 3 1000
+check "record -a: the sleep command" allr.out "% +[0-9]+ +sleep *$"
+check "record -a: a busy task on another CPU" allr.out "perf_tool_targe"
+wait $bg 2>/dev/null
+bg=
+
+# --- top ------------------------------------------------------------------
+# perf top --stdio reads keys from stdin: give it a pipe that stays quiet.
+"$target" spin 8000 >/dev/null &
+bg=$!
+sleep 8 | timeout --preserve-status -s INT 4 perf top --stdio -d 1 \
+	>top.out 2>&1
+rc=$?
+kill $bg 2>/dev/null
+wait $bg 2>/dev/null
+bg=
+if grep -q "PerfTop:" top.out; then
+	result $rc "top --stdio ends cleanly on SIGINT" top.out
+	check "top --stdio: the busy function is listed" top.out "\] warm_loop"
+else
+	n=$((n + 1))
+	echo "ok $n top --stdio # SKIP perf top cannot run here"
+	sed -n '1,10s/^/# /p' top.out
+fi
+
+# --- stat -I --------------------------------------------------------------
+perf stat -I 100 -e task-clock,page-faults -- "$target" spin 800 \
+	>/dev/null 2>stat.out
+result $? "stat -I 100 exits 0" stat.out
+lines=$(grep -Ec "^ *[0-9]+\.[0-9]+ +[0-9.,]+ +msec task-clock" stat.out)
+range "stat -I 100: task-clock intervals" "$lines" 4 20
+awk '/task-clock/ { if ($1 + 0 <= last) bad = 1; last = $1 + 0 }
+     END { exit bad }' stat.out
+result $? "stat -I 100: interval stamps increase" stat.out
+
+echo "1..$n"
+[ $fail -eq 0 ]
