@@ -16,6 +16,7 @@
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/poll.h>
 #include <linux/ptrace.h>
 #include <linux/syscalls.h>
@@ -638,9 +639,46 @@ static void apply_to_group(struct perf_event *event, event_op_t op)
 }
 
 /* Only breakpoints can be changed in place, and there is no such PMU yet. */
-static int perf_event_modify_attr(struct perf_event *ev, struct perf_event_attr *want)
+/* A breakpoint is taken off its register while it is redefined. */
+static int modify_breakpoint(struct perf_event *bp, struct perf_event_attr *want)
 {
-	return ev->attr.type == want->type ? -EOPNOTSUPP : -EINVAL;
+	int err;
+
+	_perf_event_disable(bp);
+	err = modify_user_hw_breakpoint_check(bp, want, true);
+	if (!bp->attr.disabled)
+		_perf_event_enable(bp);
+	return err;
+}
+
+/*
+ * PERF_EVENT_IOC_MODIFY_ATTRIBUTES: only breakpoints can be changed, and
+ * only their address, length, type and disabled bit, plus sig_data for
+ * any type; the check is that nothing else differs.  Inherited copies
+ * follow the original.  ctx->mutex held.
+ */
+static int perf_event_modify_attr(struct perf_event *event,
+				  struct perf_event_attr *want)
+{
+	struct perf_event *child;
+	int err;
+
+	if (event->attr.type != want->type)
+		return -EINVAL;
+	if (event->attr.type != PERF_TYPE_BREAKPOINT)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&event->child_mutex);
+	event->attr.sig_data = want->sig_data;
+	err = modify_breakpoint(event, want);
+	list_for_each_entry(child, &event->child_list, child_entry) {
+		if (err)
+			break;
+		child->attr.sig_data = want->sig_data;
+		err = modify_breakpoint(child, want);
+	}
+	mutex_unlock(&event->child_mutex);
+	return err;
 }
 
 static long perf_ioctl_locked(struct perf_event *event, unsigned int cmd,
