@@ -9,7 +9,7 @@
 dir=$SERIES_SRC/tools/testing/selftests/perf_events
 dst=$BUILD/selftests
 # The base tree's own perf_events selftests that run here as on stock.
-BASE_TESTS="mmap"
+BASE_TESTS="mmap sigtrap_threads remove_on_exec watermark_signal"
 vars() { make -s -C "$dir" --no-print-directory -f Makefile -f - "$@" <<'MK'
 print-%:
 	@echo $($*)
@@ -34,12 +34,18 @@ grep -E "warning" "$dst/build.log" >&2
 for t in "$PERFVM"/tests/*.sh; do
 	[ -e "$t" ] && install -m 755 "$t" "$dst/"
 done
-# The base tree's tests, built from the pristine base with our uapi header.
+# The base tree's tests, built by the pristine base's own Makefile (its
+# flags matter: the tests rely on -O0) against the series' exported uapi
+# headers, as kselftests are built.
+make -s -C "$SERIES_SRC" O="$BUILD/hdr" INSTALL_HDR_PATH="$BUILD/hdr/usr" \
+	headers_install >"$dst/hdr.log" 2>&1 ||
+	{ cat "$dst/hdr.log" >&2; die "headers_install failed"; }
+mkdir -p "$dst/base"
+make -s -C "$BASE_SRC/tools/testing/selftests/perf_events" OUTPUT="$dst/base" \
+	KHDR_INCLUDES="-isystem $BUILD/hdr/usr/include" >"$dst/base.log" 2>&1 ||
+	{ cat "$dst/base.log" >&2; die "the base tree's perf_events tests failed to build"; }
 for t in $BASE_TESTS; do
-	gcc -O2 -Wall -isystem "$SERIES_SRC/tools/include/uapi" \
-		-I"$BASE_SRC/tools/testing/selftests" \
-		-o "$dst/base_$t" "$BASE_SRC/tools/testing/selftests/perf_events/$t.c" \
-		-lpthread || die "cannot build the base tree's $t test"
+	install -m 755 "$dst/base/$t" "$dst/base_$t"
 done
 # Programs the script tests drive, and their sources (gdb lists lines).
 for c in "$PERFVM"/tests/*.c; do

@@ -5,7 +5,8 @@ usage: summarize.py LABEL OUTPUT_LOG CONSOLE_LOG [VM_STATUS]
 
 OUTPUT_LOG holds the TAP of each test program between the markers that
 guest-tests.sh prints; CONSOLE_LOG holds the kernel's messages.  Counted:
-  - every kselftest test case (ok / not ok / # SKIP), and for a program that
+  - every kselftest test case (ok / not ok / # SKIP; a failure listed in
+    expected-failures counts as skipped and is named), and for a program that
     died without a TAP plan or a "# Totals" line, one failure;
   - every KUnit test case reported on the console;
   - every splat on the console (BUG, WARNING, KASAN, lockdep, RCU stall, hung
@@ -13,6 +14,7 @@ guest-tests.sh prints; CONSOLE_LOG holds the kernel's messages.  Counted:
     one failure.
 Prints one line per failure and a last line "LABEL: P passed, F failed, S skipped".
 """
+import os
 import re
 import sys
 
@@ -28,6 +30,21 @@ def read(p):
 
 passed = failed = skipped = 0
 fails = []
+xfails = []
+
+# Failures shared with the stock kernel, listed in expected-failures.
+expected = []
+for line in read(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "expected-failures")):
+    if line.strip() and not line.startswith("#"):
+        prog, case, reason = line.split(None, 2)
+        expected.append((prog, re.compile(case + "$"), reason))
+
+def expected_failure(prog, case):
+    for p, c, reason in expected:
+        if p == prog and c.match(case):
+            return reason
+    return None
 
 # kselftest programs
 cur = None
@@ -38,7 +55,7 @@ for line in read(out_log):
     m = re.match(r"^##PERFTEST-BEGIN (\S+)", line)
     if m:
         cur = m.group(1)
-        cases[cur] = {"p": 0, "f": 0, "s": 0, "planned": False, "totals": False}
+        cases[cur] = {"p": 0, "f": 0, "s": 0, "x": 0, "planned": False, "totals": False}
         continue
     m = re.match(r"^##PERFTEST-END (\S+) (\d+)", line)
     if m:
@@ -48,7 +65,7 @@ for line in read(out_log):
         if c is not None and not c["totals"] and c["p"] + c["f"] + c["s"] == 0:
             failed += 1
             fails.append("%s: %s produced no test results (exit %d)" % (label, name, rc))
-        elif c is not None and rc not in (0, 4) and c["f"] == 0:
+        elif c is not None and rc not in (0, 4) and c["f"] + c["x"] == 0:
             failed += 1
             fails.append("%s: %s exited with status %d" % (label, name, rc))
         cur = None
@@ -67,6 +84,11 @@ for line in read(out_log):
         elif m.group(1) == "ok":
             cases[cur]["p"] += 1
             passed += 1
+        elif expected_failure(cur, m.group(2)):
+            cases[cur]["x"] += 1
+            skipped += 1
+            xfails.append("%s: %s: %s (%s)" % (label, cur, m.group(2),
+                                               expected_failure(cur, m.group(2))))
         else:
             cases[cur]["f"] += 1
             failed += 1
@@ -123,6 +145,8 @@ for line in read(con_log):
             failed += 1
             fails.append("%s: kunit: not ok %s" % (label, m.group(2)))
 
+for x in xfails:
+    print("XFAIL " + x)
 for f in fails:
     print("FAIL " + f)
 print("%s: %d passed, %d failed, %d skipped" % (label, passed, failed, skipped))
