@@ -62,6 +62,9 @@ qemu_args=(
 	-serial chardev:out
 )
 [ -n "$icount" ] && qemu_args+=(-icount shift=0,sleep=off)
+# Extra QEMU options for debugging, e.g. PERFVM_QEMU_EXTRA="-s" for gdb.
+# shellcheck disable=SC2206
+[ -n "${PERFVM_QEMU_EXTRA:-}" ] && qemu_args+=($PERFVM_QEMU_EXTRA)
 
 timeout -k 10 "$timeout" qemu-system-x86_64 "${qemu_args[@]}" </dev/null |
 	sed -u '/^PERFVM-EXIT: /d'
