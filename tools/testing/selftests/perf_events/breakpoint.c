@@ -2148,4 +2148,135 @@ TEST(exclusive_groups_do_not_multiplex)
 	close_all(fd, 2);
 }
 
+/* ---- races and hotplug ---- */
+
+struct storm {
+	volatile int stop;
+	unsigned long writes;
+};
+
+static void *storm_thread(void *arg)
+{
+	struct storm *st = arg;
+	unsigned long n = 0;
+
+	while (!st->stop) {
+		store64(VAR(0), n);
+		store64(VAR(1), n);
+		n++;
+	}
+	quiet();
+	__atomic_fetch_add(&st->writes, n, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * Threads write two variables without pause while the breakpoint they
+ * inherited is moved between them, disabled and enabled, hundreds of
+ * times.  Nothing breaks: every modification succeeds, and the count
+ * stays within the number of writes made.
+ */
+TEST(modify_races_hits)
+{
+	struct storm st = { 0 };
+	struct perf_event_attr a;
+	uint64_t count, t0;
+	pthread_t th[2];
+	int fd, i;
+
+	bp_attr(&a, HW_BREAKPOINT_W, ADDR(VAR(0)), 8);
+	a.inherit = 1;
+	fd = open_attr(&a, 0, -1, -1);
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, storm_thread, &st));
+	t0 = mono_ns();
+	for (i = 0; i < 500; i++) {
+		a.bp_addr = ADDR(VAR(i & 1));
+		a.disabled = (i % 7) == 3;
+		ASSERT_EQ(0, modify(fd, &a)) TH_LOG("modification %d", i);
+		if (i % 11 == 5) {
+			ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+			ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+		}
+	}
+	st.stop = 1;
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+	count = read_count(fd);
+	TH_LOG("%llu hits of %lu writes, %llu ms", (unsigned long long)count,
+	       st.writes, (unsigned long long)((mono_ns() - t0) / MSEC));
+	EXPECT_GT(count, 0);
+	EXPECT_LE(count, 2 * st.writes);
+	close(fd);
+}
+
+static int cpu_online_file(int cpu, int on)
+{
+	char path[64];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, on ? "1" : "0", 1) != 1)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * A task's breakpoints follow it when its CPU goes offline, and a
+ * per-CPU breakpoint of an offline CPU keeps its slot: after the CPU is
+ * back, four more breakpoints still do not fit there.
+ */
+TEST(hotplug_keeps_breakpoints)
+{
+	int last = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	int fd, cpufd, extra[NSLOTS], i, ret;
+
+	if (last < 1)
+		SKIP(return, "needs two online CPUs");
+	pin_to(last);
+	fd = bp_w(VAR(0));
+	ASSERT_GE(fd, 0);
+	/* A CPU breakpoint that nothing hits: only its slot matters. */
+	cpufd = bp_open(HW_BREAKPOINT_W, ADDR(VAR(1)), 8, -1, last);
+	ASSERT_GE(cpufd, 0);
+	write_n(VAR(0), 3);
+
+	ret = cpu_online_file(last, 0);
+	if (ret) {
+		close(cpufd);
+		close(fd);
+		SKIP(return, "CPU %d cannot go offline: %d", last, ret);
+	}
+	/* This task now runs elsewhere; its breakpoint went with it. */
+	write_n(VAR(0), 4);
+	EXPECT_EQ(0, cpu_online_file(last, 1));
+	pin_to(0);
+	EXPECT_EQ(7, read_count(fd));
+	EXPECT_EQ(0, read_count(cpufd));
+	/* The CPU breakpoint and this task's one hold two slots there. */
+	for (i = 0; i < NSLOTS; i++)
+		extra[i] = bp_open(HW_BREAKPOINT_W, ADDR(VAR(2)), 8, -1, last);
+	EXPECT_GE(extra[0], 0);
+	EXPECT_GE(extra[1], 0);
+	EXPECT_EQ(-ENOSPC, extra[2]);
+	EXPECT_EQ(-ENOSPC, extra[3]);
+	close_all(extra, NSLOTS);
+	close(cpufd);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
