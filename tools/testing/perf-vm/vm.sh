@@ -8,10 +8,12 @@
 # The command's output (second serial port) goes to stdout and, with -o, to a
 # file; kernel messages go to the console log.  Exit status: the command's,
 # or 124 when the guest did not finish in time, 125 when it died without
-# reporting a status.
+# reporting a status.  A guest that does not reach init within
+# PERFVM_BOOT_LIMIT seconds (default 300) is booted again, up to three times.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 kernel= smp=2 mem=1024 timeout=600 console= output= append= icount=
+boot_limit=${PERFVM_BOOT_LIMIT:-300}
 while getopts "k:s:m:t:c:o:a:I" opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
@@ -66,9 +68,39 @@ qemu_args=(
 # shellcheck disable=SC2206
 [ -n "${PERFVM_QEMU_EXTRA:-}" ] && qemu_args+=($PERFVM_QEMU_EXTRA)
 
-timeout -k 10 "$timeout" qemu-system-x86_64 "${qemu_args[@]}" </dev/null |
-	sed -u '/^PERFVM-EXIT: /d'
-qrc=${PIPESTATUS[0]}
+# One boot; sets qrc.  A guest that has not started init within $boot_limit
+# seconds is stopped (qrc 126): debug kernels, ours and stock alike,
+# occasionally stop for good just before mounting the root file system.
+boot_once() {
+	local waited=0 pid
+	: >"$console"
+	: >"$out"
+	rm -f "$work/qrc"
+	( timeout -k 10 "$timeout" qemu-system-x86_64 "${qemu_args[@]}" </dev/null |
+		sed -u '/^PERFVM-EXIT: /d'
+	  echo "${PIPESTATUS[0]}" >"$work/qrc" ) &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$waited" -ge "$boot_limit" ] && ! grep -q "as init process" "$console"; then
+			pkill -f -- "perfvm.cmd=$work/cmd.sh"
+			wait "$pid"
+			qrc=126
+			return
+		fi
+		sleep 2
+		waited=$((waited + 2))
+	done
+	wait "$pid"
+	qrc=$(cat "$work/qrc" 2>/dev/null || echo 125)
+}
+
+for attempt in 1 2 3; do
+	boot_once
+	[ "$qrc" -eq 126 ] || break
+	cp "$console" "$console.hung$attempt"
+	echo "vm.sh: the guest did not reach init within ${boot_limit}s; booting" \
+		"again (console kept in $console.hung$attempt)" >&2
+done
 [ -n "$output" ] && sed '/^PERFVM-EXIT: /d' "$out" >"$output"
 
 status=$(sed -n 's/^PERFVM-EXIT: \([0-9]*\).*/\1/p' "$out" | tail -n 1)
@@ -78,6 +110,10 @@ fi
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 	echo "vm.sh: guest did not finish within ${timeout}s (console: $console)" >&2
 	exit 124
+fi
+if [ "$qrc" -eq 126 ]; then
+	echo "vm.sh: the guest did not boot in three attempts (console: $console)" >&2
+	exit 125
 fi
 echo "vm.sh: guest ended without an exit status (qemu status $qrc); console tail:" >&2
 tail -n 30 "$console" >&2
