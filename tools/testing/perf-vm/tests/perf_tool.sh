@@ -116,9 +116,11 @@ bg=
 
 # --- top ------------------------------------------------------------------
 # perf top --stdio reads keys from stdin: give it a pipe that stays quiet.
-"$target" spin 8000 >/dev/null &
+# Its start-up (reading every task's maps and the kernel's symbols) takes
+# a few seconds on a debug kernel before the first samples arrive.
+"$target" spin 14000 >/dev/null &
 bg=$!
-sleep 8 | timeout --preserve-status -s INT 4 perf top --stdio -d 1 \
+sleep 14 | timeout --preserve-status -s INT 10 perf top --stdio -d 1 \
 	>top.out 2>&1
 rc=$?
 kill $bg 2>/dev/null
