@@ -9,11 +9,11 @@
 # file; kernel messages go to the console log.  Exit status: the command's,
 # or 124 when the guest did not finish in time, 125 when it died without
 # reporting a status.  A guest that does not reach init within
-# PERFVM_BOOT_LIMIT seconds (default 300) is booted again, up to three times.
+# PERFVM_BOOT_LIMIT seconds (default 200) is booted again, up to three times.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 kernel= smp=2 mem=1024 timeout=600 console= output= append= icount=
-boot_limit=${PERFVM_BOOT_LIMIT:-300}
+boot_limit=${PERFVM_BOOT_LIMIT:-200}
 while getopts "k:s:m:t:c:o:a:I" opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;

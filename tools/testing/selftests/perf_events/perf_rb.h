@@ -38,6 +38,14 @@
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
+/*
+ * Record times come from local_clock() unless the event asks for a clock;
+ * compared with CLOCK_MONOTONIC they are off by however much the two
+ * clocks' TSC calibrations have drifted since boot, tens of milliseconds
+ * after a slow boot.
+ */
+#define LOCAL_CLOCK_SLACK	1000000000ULL
+
 struct perf_rb {
 	struct perf_event_mmap_page *meta;	/* the control page */
 	unsigned char *data;			/* the data area */

@@ -2299,12 +2299,12 @@ TEST(munmap_while_writing)
 		rb_unmap(&rb);
 	}
 	c1 = read_count(fd);
-	usleep(20000);
+	usleep(200000);
 	c2 = read_count(fd);
 	h.stop = 1;
 	pthread_join(th, NULL);
 	EXPECT_GT(c1, 0);
-	EXPECT_GT(c2, c1);
+	EXPECT_GT(c2, c1) TH_LOG("faulting rounds %llu", (unsigned long long)h.loops);
 	close(fd);
 }
 

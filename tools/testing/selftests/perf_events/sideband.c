@@ -144,9 +144,9 @@ static void check_sid(struct __test_metadata *_metadata,
 	EXPECT_EQ(sid.pid, pid);
 	EXPECT_EQ(sid.tid, tid);
 	if (t0) {
-		/* local_clock against CLOCK_MONOTONIC: allow 50 ms. */
-		EXPECT_GE(sid.time + 50000000, t0);
-		EXPECT_LE(sid.time, t1 + 50000000);
+		/* local_clock against CLOCK_MONOTONIC. */
+		EXPECT_GE(sid.time + LOCAL_CLOCK_SLACK, t0);
+		EXPECT_LE(sid.time, t1 + LOCAL_CLOCK_SLACK);
 	}
 	EXPECT_EQ(sid.id, id);
 	EXPECT_EQ(sid.stream_id, id);
@@ -1171,8 +1171,8 @@ TEST(fork_record)
 	EXPECT_EQ(t.pid, pid);
 	EXPECT_EQ(t.ppid, getpid());
 	EXPECT_EQ(t.ptid, gettid());
-	EXPECT_GE(t.time + 50000000, t0);
-	EXPECT_LE(t.time, t1 + 50000000);
+	EXPECT_GE(t.time + LOCAL_CLOCK_SLACK, t0);
+	EXPECT_LE(t.time, t1 + LOCAL_CLOCK_SLACK);
 	/* The record is written by the parent, in fork(). */
 	check_sid(_metadata, h, s.id, getpid(), gettid(), t0, t1, 0);
 	EXPECT_EQ(rb_count(&s.rb, PERF_RECORD_EXIT), 0);
@@ -1303,8 +1303,8 @@ TEST(exit_of_watched_process)
 	EXPECT_EQ(t.ppid, getpid());
 	EXPECT_EQ(t.ptid, getpid());
 	check_sid(_metadata, h, s.id, w.pid, w.pid, t0, t1, -1);
-	EXPECT_GE(t.time + 50000000, t0);
-	EXPECT_LE(t.time, t1 + 50000000);
+	EXPECT_GE(t.time + LOCAL_CLOCK_SLACK, t0);
+	EXPECT_LE(t.time, t1 + LOCAL_CLOCK_SLACK);
 	sb_close(&s);
 }
 
