@@ -1,0 +1,81 @@
+#!/bin/bash
+# make bench: build the stock and our kernel, boot each in turn under
+# -icount shift=0,sleep=off (the guest clock counts instructions, so the
+# figures repeat), run the benchmark programs of bench/ in it, and print the
+# figures side by side.  Writes out/bench/results.csv and out/bench/ratios.png;
+# the guests' logs stay in out/bench/.  Non-zero exit when a guest or a
+# program failed or a figure is missing.
+#
+# Environment:
+#   BENCH_NO_BUILD=1   use the kernel images already built
+#   BENCH_ONLY="..."   run only these programs (default: all of bench/*.c)
+#   BENCH_KERNELS="..." run only these kernels (stock qemu; default both)
+. "$(dirname "$0")/lib.sh"
+
+start=$(date +%s)
+results=$OUT/bench
+bin=$BUILD/bench
+rm -rf "$results"
+mkdir -p "$results" "$bin"
+
+# The order the guest runs them in: cheap and sensitive ones first.
+ALL_PROGS="syscall sched inherit enable sample ringbuf mem"
+progs=${BENCH_ONLY:-$ALL_PROGS}
+kernels=${BENCH_KERNELS:-stock qemu}
+
+for k in $kernels; do
+	img=$BUILD/$k/arch/x86/boot/bzImage
+	if [ -z "${BENCH_NO_BUILD:-}" ]; then
+		img=$("$PERFVM/build.sh" "$k") || die "building the $k kernel failed"
+	fi
+	[ -r "$img" ] || die "no $k kernel image: $img"
+done
+
+for p in $progs; do
+	src=$PERFVM/bench/$p.c
+	[ -r "$src" ] || die "no benchmark program $src"
+	gcc -O2 -g -fno-omit-frame-pointer -Wall -static -pthread \
+		-isystem "$TOP/tools/include/uapi" -o "$bin/$p" "$src" ||
+		die "compiling $src failed"
+done
+
+# Console lines that mean the kernel went wrong (as in summarize.py).
+SPLAT='BUG: |WARNING: |Oops|Kernel panic|general protection fault|kernel BUG|rcu: INFO|RCU stall|INFO: task .* blocked'
+failed=
+for k in $kernels; do
+	label=$k
+	[ "$k" = qemu ] && label=ours
+	img=$BUILD/$k/arch/x86/boot/bzImage
+	log "running the benchmarks on the $label kernel ($img)"
+	t0=$(date +%s)
+	"$PERFVM/vm.sh" -k "$img" -I -s 2 -m 2048 -t 3600 \
+		-c "$results/$label.console" -o "$results/$label.out" -- \
+		"sh $PERFVM/bench/guest.sh $bin $progs" >/dev/null
+	st=$?
+	echo "$(( $(date +%s) - t0 ))" >"$results/$label.seconds"
+	log "$label: guest status $st, $(cat "$results/$label.seconds")s of wall time"
+	if [ $st -ne 0 ]; then
+		failed="$failed $label"
+		grep -v '^BENCH \|^# ' "$results/$label.out" | tail -n 20 >&2
+	fi
+	if grep -Eq "$SPLAT" "$results/$label.console"; then
+		grep -E "$SPLAT" "$results/$label.console" | head -n 5 >&2
+		log "$label: kernel splat on the console ($results/$label.console)"
+		failed="$failed $label"
+	fi
+done
+
+# The report compares stock with ours; a kernel that did not run has no
+# figures, which the report names.
+"$PERFVM/bench/report.py" "$results/stock.out" "$results/ours.out" "$results"
+rep=$?
+log "took $(( $(date +%s) - start ))s; logs in $results"
+if [ -n "$failed" ]; then
+	log "FAILED: the benchmarks did not run cleanly on:$failed"
+	exit 1
+fi
+if [ $rep -ne 0 ]; then
+	log "FAILED: figures are missing (see above)"
+	exit 1
+fi
+log "done: $results/results.csv, $results/ratios.png"
