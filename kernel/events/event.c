@@ -424,7 +424,11 @@ void perf_event_wakeup(struct perf_event *event)
 	struct perf_buffer *rb;
 
 	wake_up_all(&event->waitq);
-	/* Every event writing into the same buffer polls the same data. */
+	/*
+	 * Every event attached to the same buffer polls the same data.  The
+	 * list is walked under RCU (see ring_buffer.c); @event itself is on
+	 * it when it has a buffer and was woken above.
+	 */
 	rcu_read_lock();
 	rb = rcu_dereference(event->rb);
 	if (rb) {

@@ -19,7 +19,11 @@
  *    the last mapping of the buffer goes, every event redirected into it is
  *    detached and the locked-memory charge is returned.
  *  - event->mmap_mutex serialises attaching and detaching a buffer to an
- *    event; rb->event_lock guards the list of events attached to a buffer.
+ *    event; rb->event_lock guards changes to rb->event_list, the events
+ *    attached to a buffer, which wakeups and detaching walk under RCU
+ *    (an event on it is freed only after a grace period).
+ *  - A buffer without data pages (the control page alone) takes no
+ *    records: perf_output_begin() gives up before computing a page.
  *
  * Accounting (as upstream): each user may lock perf_event_mlock_kb per
  * online CPU in buffers (user->perf_mlock); pages beyond that are charged

@@ -84,11 +84,10 @@ for line in read(out_log):
         elif m.group(1) == "ok":
             cases[cur]["p"] += 1
             passed += 1
-        elif expected_failure(cur, m.group(2)):
+        elif (reason := expected_failure(cur, m.group(2))):
             cases[cur]["x"] += 1
             skipped += 1
-            xfails.append("%s: %s: %s (%s)" % (label, cur, m.group(2),
-                                               expected_failure(cur, m.group(2))))
+            xfails.append("%s: %s: %s (%s)" % (label, cur, m.group(2), reason))
         else:
             cases[cur]["f"] += 1
             failed += 1

@@ -1926,10 +1926,11 @@ TEST(stack_user_size_limits)
 	 */
 	EXPECT_GT(x->su_dyn, 0);
 	EXPECT_EQ(x->su_dyn % 8, 0);
-	if (readable_from(x->ru[0], x->su_size) < x->su_size)
+	if (readable_from(x->ru[0], x->su_size) < x->su_size) {
 		EXPECT_LT(x->su_dyn, x->su_size);
-	else
+	} else {
 		EXPECT_LE(x->su_dyn, x->su_size);
+	}
 	sampler_close(&s);
 }
 
