@@ -8,7 +8,7 @@
 # The command's output (second serial port) goes to stdout and, with -o, to a
 # file; kernel messages go to the console log.  Exit status: the command's,
 # or 124 when the guest did not finish in time, 125 when it died without
-# reporting a status.  A guest that does not reach init within
+# reporting a status.  A guest that does not get to the command within
 # PERFVM_BOOT_LIMIT seconds (default 200) is booted again, up to three times.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,9 +68,10 @@ qemu_args=(
 # shellcheck disable=SC2206
 [ -n "${PERFVM_QEMU_EXTRA:-}" ] && qemu_args+=($PERFVM_QEMU_EXTRA)
 
-# One boot; sets qrc.  A guest that has not started init within $boot_limit
-# seconds is stopped (qrc 126): debug kernels, ours and stock alike,
-# occasionally stop for good just before mounting the root file system.
+# One boot; sets qrc.  A guest that has not got to its command within
+# $boot_limit seconds (guest-init's "perfvm: guest ready") is stopped (qrc
+# 126): debug kernels, ours and stock alike, occasionally stop for good in
+# a virtio-9p mount, of the root or of the repository's second share.
 boot_once() {
 	local waited=0 pid
 	: >"$console"
@@ -81,7 +82,7 @@ boot_once() {
 	  echo "${PIPESTATUS[0]}" >"$work/qrc" ) &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
-		if [ "$waited" -ge "$boot_limit" ] && ! grep -q "as init process" "$console"; then
+		if [ "$waited" -ge "$boot_limit" ] && ! grep -q "perfvm: guest ready" "$console"; then
 			pkill -f -- "perfvm.cmd=$work/cmd.sh"
 			wait "$pid"
 			qrc=126
@@ -98,7 +99,7 @@ for attempt in 1 2 3; do
 	boot_once
 	[ "$qrc" -eq 126 ] || break
 	cp "$console" "$console.hung$attempt"
-	echo "vm.sh: the guest did not reach init within ${boot_limit}s; booting" \
+	echo "vm.sh: the guest did not get to its command within ${boot_limit}s; booting" \
 		"again (console kept in $console.hung$attempt)" >&2
 done
 [ -n "$output" ] && sed '/^PERFVM-EXIT: /d' "$out" >"$output"
