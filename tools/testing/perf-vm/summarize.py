@@ -51,6 +51,8 @@ cur = None
 cases = {}
 seen_end = set()
 results_line = re.compile(r"^(not ok|ok) \d+ (.*?)(\s+#\s*(SKIP|skip|XFAIL|TODO)\b.*)?$")
+# A failure is printed with the diagnostics its case printed before it.
+notes = []
 for line in read(out_log):
     m = re.match(r"^##PERFTEST-BEGIN (\S+)", line)
     if m:
@@ -72,6 +74,8 @@ for line in read(out_log):
         continue
     if cur is None:
         continue
+    if line.startswith("#") and not line.startswith("# Totals"):
+        notes = (notes + ["    " + line[:200]])[-6:]
     if line.startswith("1.."):
         cases[cur]["planned"] = True
     if line.startswith("# Totals:"):
@@ -91,7 +95,9 @@ for line in read(out_log):
         else:
             cases[cur]["f"] += 1
             failed += 1
-            fails.append("%s: %s: not ok %s" % (label, cur, m.group(2)))
+            fails.append("\n".join(["%s: %s: not ok %s" % (label, cur, m.group(2))]
+                                   + notes))
+        notes = []
 if cur is not None and cur not in seen_end:
     failed += 1
     fails.append("%s: %s did not finish (guest died or timed out)" % (label, cur))
