@@ -198,8 +198,13 @@ this_cpc(struct pmu *pmu)
 	return this_cpu_ptr(pmu->cpu_pmu_context);
 }
 
+/* The clock of event times and of records' time fields. */
+static inline u64 perf_clock(void)
+{
+	return local_clock();
+}
+
 /* sched.c */
-u64 perf_clock(void);
 void update_context_time(struct perf_event_context *ctx);
 void perf_event_update_time(struct perf_event *event);
 void perf_event_set_state(struct perf_event *event, enum perf_event_state state);
@@ -290,6 +295,8 @@ void perf_event_times_now(struct perf_event *event, u64 now, u64 *enabled,
 void perf_event_read(struct perf_event *event, bool group);
 ssize_t perf_read_event(struct perf_event *event, char __user *buf,
 			size_t count);
+ssize_t perf_read_event_unlocked(struct perf_event *event, char __user *buf,
+				 size_t count);
 void perf_event_sync_child(struct perf_event *child);
 
 /* inherit.c */

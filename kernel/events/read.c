@@ -235,13 +235,14 @@ out:
 	return ret;
 }
 
-static ssize_t perf_read_one(struct perf_event *event, u64 read_format,
-			     char __user *buf)
+/* The layout of a read of one event; returns the number of values. */
+static __always_inline int one_values(struct perf_event *event,
+				      u64 read_format, u64 *values,
+				      u64 count, u64 enabled, u64 running)
 {
-	u64 enabled, running, values[5];
 	int n = 0;
 
-	values[n++] = perf_event_read_value(event, &enabled, &running);
+	values[n++] = count;
 	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
 		values[n++] = enabled;
 	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
@@ -250,45 +251,84 @@ static ssize_t perf_read_one(struct perf_event *event, u64 read_format,
 		values[n++] = perf_event_primary_id(event);
 	if (read_format & PERF_FORMAT_LOST)
 		values[n++] = atomic64_read(&event->lost_samples);
+	return n;
+}
 
+static ssize_t perf_read_one(struct perf_event *event, u64 read_format,
+			     char __user *buf)
+{
+	u64 count, enabled, running, values[5];
+	int n;
+
+	count = perf_event_read_value(event, &enabled, &running);
+	n = one_values(event, read_format, values, count, enabled, running);
 	if (copy_to_user(buf, values, n * sizeof(u64)))
 		return -EFAULT;
 	return n * sizeof(u64);
 }
 
-/* Add one group (the parent's, or an inherited copy) into @values. */
+/* Stores @x in *@v, or adds it to what is there. */
+static __always_inline void put_value(u64 *v, u64 x, bool add)
+{
+	*v = add ? *v + x : x;
+}
+
+/*
+ * One group's values into @values, @enabled and @running being the
+ * leader's own times: stored, or with @add added to what is there (the
+ * groups of inherited copies); the group's context locked.
+ */
+static __always_inline void group_values(struct perf_event *leader,
+					 u64 read_format, u64 *values,
+					 u64 enabled, u64 running, bool add)
+{
+	struct perf_event *sibling;
+	int n = 1;
+
+	values[0] = 1 + leader->nr_siblings;
+	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		put_value(&values[n++], enabled +
+			  atomic64_read(&leader->child_total_time_enabled), add);
+	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		put_value(&values[n++], running +
+			  atomic64_read(&leader->child_total_time_running), add);
+
+	put_value(&values[n++], perf_event_count(leader), add);
+	if (read_format & PERF_FORMAT_ID)
+		values[n++] = perf_event_primary_id(leader);
+	if (read_format & PERF_FORMAT_LOST)
+		put_value(&values[n++], atomic64_read(&leader->lost_samples),
+			  add);
+
+	for_each_sibling_event(sibling, leader) {
+		put_value(&values[n++], perf_event_count(sibling), add);
+		if (read_format & PERF_FORMAT_ID)
+			values[n++] = perf_event_primary_id(sibling);
+		if (read_format & PERF_FORMAT_LOST)
+			put_value(&values[n++],
+				  atomic64_read(&sibling->lost_samples), add);
+	}
+}
+
+/* One group (the parent's, or an inherited copy) into @values. */
 static void perf_read_group_add(struct perf_event *leader, u64 read_format,
-				u64 *values)
+				u64 *values, bool add)
 {
 	struct perf_event_context *ctx = leader->ctx;
-	struct perf_event *sibling;
 	unsigned long flags;
-	int n = 1;
 
 	perf_event_read(leader, true);
 
 	raw_spin_lock_irqsave(&ctx->lock, flags);
-	values[0] = 1 + leader->nr_siblings;
-	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		values[n++] += leader->total_time_enabled +
-			       atomic64_read(&leader->child_total_time_enabled);
-	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		values[n++] += leader->total_time_running +
-			       atomic64_read(&leader->child_total_time_running);
-
-	values[n++] += perf_event_count(leader);
-	if (read_format & PERF_FORMAT_ID)
-		values[n++] = perf_event_primary_id(leader);
-	if (read_format & PERF_FORMAT_LOST)
-		values[n++] += atomic64_read(&leader->lost_samples);
-
-	for_each_sibling_event(sibling, leader) {
-		values[n++] += perf_event_count(sibling);
-		if (read_format & PERF_FORMAT_ID)
-			values[n++] = perf_event_primary_id(sibling);
-		if (read_format & PERF_FORMAT_LOST)
-			values[n++] += atomic64_read(&sibling->lost_samples);
-	}
+	/* Each with @add constant, for the loop's sake. */
+	if (add)
+		group_values(leader, read_format, values,
+			     leader->total_time_enabled,
+			     leader->total_time_running, true);
+	else
+		group_values(leader, read_format, values,
+			     leader->total_time_enabled,
+			     leader->total_time_running, false);
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 }
 
@@ -316,9 +356,9 @@ static ssize_t perf_read_group(struct perf_event *event, u64 read_format,
 			goto unlock;
 		}
 	}
-	perf_read_group_add(leader, read_format, values);
+	perf_read_group_add(leader, read_format, values, false);
 	list_for_each_entry(child, &leader->child_list, child_entry)
-		perf_read_group_add(child, read_format, values);
+		perf_read_group_add(child, read_format, values, true);
 unlock:
 	mutex_unlock(&leader->child_mutex);
 
@@ -326,6 +366,135 @@ unlock:
 		ret = -EFAULT;
 	kfree(values);
 	return ret;
+}
+
+/*
+ * Reads on the event's own CPU.  An event (or group) counting on this CPU
+ * right now, with no inherited copies to add in, cannot leave this CPU
+ * while interrupts are off there (it leaves only by a context switch or
+ * by a cross-CPU call, both of which run here), so its context's lock is
+ * all a read takes: no context mutex, child mutex or cross-CPU call.  The
+ * times are computed as of now rather than settled, which saves the
+ * context's clock update; the counts are read after them, as the slow
+ * path does.  Each returns -EAGAIN when it cannot answer.
+ */
+
+/* Values a group read on the event's own CPU gathers on the stack. */
+#define READ_HERE_MAX	32
+
+#define READ_TIMES	(PERF_FORMAT_TOTAL_TIME_ENABLED | \
+			 PERF_FORMAT_TOTAL_TIME_RUNNING)
+
+/* Whether @event counts on this CPU; interrupts off. */
+static inline bool counting_here(struct perf_event *event)
+{
+	return READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
+	       READ_ONCE(event->oncpu) == smp_processor_id();
+}
+
+static ssize_t read_one_here(struct perf_event *event, u64 read_format,
+			     char __user *buf, size_t count)
+{
+	u64 values[5] __uninitialized;
+	u64 enabled = 0, running = 0;
+	struct perf_event_context *ctx;
+	unsigned long flags;
+	int n;
+
+	/* A single event's read size never changes. */
+	if (count < event->read_size || !list_empty(&event->child_list))
+		return -EAGAIN;
+
+	local_irq_save(flags);
+	if (!counting_here(event)) {
+		local_irq_restore(flags);
+		return -EAGAIN;
+	}
+	ctx = event->ctx;
+	raw_spin_lock(&ctx->lock);
+	if (read_format & READ_TIMES) {
+		perf_event_times_now(event, perf_clock(), &enabled, &running);
+		enabled += atomic64_read(&event->child_total_time_enabled);
+		running += atomic64_read(&event->child_total_time_running);
+	}
+	event->pmu->read(event);
+	n = one_values(event, read_format, values, perf_event_count(event),
+		       enabled, running);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+
+	if (n == 1)
+		return put_user(values[0], (u64 __user *)buf) ? -EFAULT : 8;
+	if (copy_to_user(buf, values, n * sizeof(u64)))
+		return -EFAULT;
+	return n * sizeof(u64);
+}
+
+/* The group's size is checked under its context's lock, as members join
+ * and leave under it.
+ */
+static noinline ssize_t read_group_here(struct perf_event *event,
+					u64 read_format, char __user *buf,
+					size_t count)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+	u64 values[READ_HERE_MAX] __uninitialized;
+	u64 enabled = 0, running = 0;
+	struct perf_event_context *ctx;
+	unsigned long flags;
+	struct pmu *pmu;
+	size_t size;
+
+	if (!list_empty(&leader->child_list))
+		return -EAGAIN;
+
+	local_irq_save(flags);
+	if (!counting_here(leader)) {
+		local_irq_restore(flags);
+		return -EAGAIN;
+	}
+	ctx = leader->ctx;
+	raw_spin_lock(&ctx->lock);
+	size = event->read_size;
+	if (size > count || size > sizeof(values)) {
+		raw_spin_unlock_irqrestore(&ctx->lock, flags);
+		return -EAGAIN;
+	}
+	if (read_format & READ_TIMES)
+		perf_event_times_now(leader, perf_clock(), &enabled, &running);
+	pmu = leader->pmu_ctx->pmu;
+	pmu->start_txn(pmu, PERF_PMU_TXN_READ);
+	leader->pmu->read(leader);
+	for_each_sibling_event(sibling, leader) {
+		if (sibling->state == PERF_EVENT_STATE_ACTIVE)
+			sibling->pmu->read(sibling);
+	}
+	pmu->commit_txn(pmu);
+	group_values(leader, read_format, values, enabled, running, false);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+
+	if (copy_to_user(buf, values, size))
+		return -EFAULT;
+	return size;
+}
+
+/**
+ * perf_read_event_unlocked - read(2) of an event counting on this CPU
+ * @event: the event
+ * @buf: user buffer
+ * @count: its size
+ *
+ * Return: bytes copied or -EFAULT; -EAGAIN when the event is not counting
+ * on this CPU, has inherited copies, or @count is too small: the caller
+ * then takes the context's mutex and calls perf_read_event().
+ */
+ssize_t perf_read_event_unlocked(struct perf_event *event, char __user *buf,
+				 size_t count)
+{
+	u64 read_format = event->attr.read_format;
+
+	if (read_format & PERF_FORMAT_GROUP)
+		return read_group_here(event, read_format, buf, count);
+	return read_one_here(event, read_format, buf, count);
 }
 
 /**

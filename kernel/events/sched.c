@@ -34,11 +34,6 @@
 
 #include "internal.h"
 
-u64 perf_clock(void)
-{
-	return local_clock();
-}
-
 /**
  * update_context_time - advance a live context's clock to now
  * @ctx: the context, locked

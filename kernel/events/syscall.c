@@ -582,6 +582,9 @@ static ssize_t perf_read(struct file *file, char __user *buf, size_t count,
 
 	if (done)
 		return done;
+	done = perf_read_event_unlocked(ev, buf, count);
+	if (done != -EAGAIN)
+		return done;
 	locked = perf_event_ctx_lock(ev);
 	done = perf_read_event(ev, buf, count);
 	perf_event_ctx_unlock(ev, locked);
