@@ -16,6 +16,7 @@
 #include "perf_util.h"
 
 #define NPAGES		64
+#define LOOP_FAILED()	(_metadata->exit_code == KSFT_FAIL)
 #define MAX_MEMBERS	16
 
 /* Bytes that read() must return for @fmt and a group of @members. */
@@ -500,6 +501,92 @@ TEST(times_stop_while_disabled)
 	EXPECT_GT(c[2], b[2]);
 	EXPECT_LE(c[2], c[1]);
 	close(fd);
+}
+
+/*
+ * Reads of an event counting on the reader's own CPU (the usual case):
+ * value, enabled and running never go backwards from one read to the
+ * next, enabled equals running (nothing competes with a task-clock), and
+ * the read after a DISABLE, answered from the settled totals, is not
+ * behind the last read taken while counting.
+ */
+TEST(reads_while_counting_never_go_back)
+{
+	uint64_t prev[3] = { 0 }, cur[3];
+	int fd, i;
+
+	fd = open_fmt(PERF_COUNT_SW_TASK_CLOCK, F_EN | F_RUN, -1, 0);
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < 2000; i++) {
+		ASSERT_EQ(read(fd, cur, sizeof(cur)), 24);
+		EXPECT_GE(cur[0], prev[0]);
+		EXPECT_GE(cur[1], prev[1]);
+		EXPECT_GE(cur[2], prev[2]);
+		EXPECT_EQ(cur[1], cur[2]);
+		if (LOOP_FAILED())
+			break;
+		memcpy(prev, cur, sizeof(prev));
+	}
+	EXPECT_GT(cur[0], 0);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_EQ(read(fd, cur, sizeof(cur)), 24);
+	EXPECT_GE(cur[0], prev[0]);
+	EXPECT_GE(cur[1], prev[1]);
+	EXPECT_GE(cur[2], prev[2]);
+	EXPECT_EQ(cur[1], cur[2]);
+	close(fd);
+}
+
+/*
+ * A counting group read through its leader and through a sibling while
+ * members keep counting: the same layout, nr right, counts that only
+ * grow, and a member added later shows up in the next read.
+ */
+TEST(group_reads_while_counting)
+{
+	uint64_t fmt = F_GRP | F_EN | F_RUN | F_ID;
+	uint64_t a[16], b[16], id[3];
+	struct rec ra, rb;
+	int fd[3], i, n;
+
+	fd[0] = open_fmt(PERF_COUNT_SW_PAGE_FAULTS, fmt, -1, 0);
+	ASSERT_GE(fd[0], 0);
+	fd[1] = open_fmt(PERF_COUNT_SW_PAGE_FAULTS_MIN, fmt, fd[0], 0);
+	ASSERT_GE(fd[1], 0);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(ioctl(fd[i], PERF_EVENT_IOC_ID, &id[i]), 0);
+	touch_pages(8);
+	n = read(fd[0], a, sizeof(a));
+	ASSERT_EQ(n, (int)expected_size(fmt, 2));
+	decode(a, fmt, &ra);
+	touch_pages(8);
+	ASSERT_EQ(read(fd[1], b, sizeof(b)), n);
+	decode(b, fmt, &rb);
+	EXPECT_EQ(ra.nr, 2);
+	EXPECT_EQ(rb.nr, 2);
+	EXPECT_EQ(ra.id[0], id[0]);
+	EXPECT_EQ(ra.id[1], id[1]);
+	EXPECT_EQ(rb.id[0], id[0]);
+	EXPECT_EQ(rb.id[1], id[1]);
+	EXPECT_GE(ra.value[0], 8);
+	EXPECT_GE(rb.value[0], ra.value[0] + 8);
+	EXPECT_GE(rb.value[1], ra.value[1] + 8);
+	EXPECT_GE(rb.enabled, ra.enabled);
+	EXPECT_EQ(rb.enabled, rb.running);
+
+	/* A third member: the next read is one entry longer. */
+	fd[2] = open_fmt(PERF_COUNT_SW_CONTEXT_SWITCHES, fmt, fd[0], 0);
+	ASSERT_GE(fd[2], 0);
+	ASSERT_EQ(ioctl(fd[2], PERF_EVENT_IOC_ID, &id[2]), 0);
+	/* One entry short of the new size is ENOSPC now. */
+	EXPECT_EQ(read(fd[0], a, expected_size(fmt, 3) - 8), -1);
+	EXPECT_EQ(errno, ENOSPC);
+	ASSERT_EQ(read(fd[0], a, sizeof(a)), (int)expected_size(fmt, 3));
+	decode(a, fmt, &ra);
+	EXPECT_EQ(ra.nr, 3);
+	EXPECT_EQ(ra.id[2], id[2]);
+	for (i = 2; i >= 0; i--)
+		close(fd[i]);
 }
 
 /* Enabled time only starts at PERF_EVENT_IOC_ENABLE, not at open. */
