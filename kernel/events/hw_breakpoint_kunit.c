@@ -51,6 +51,9 @@ static void bp_kunit_exit(struct kunit *test)
 	struct bp_kunit *bk = test->priv;
 	int i;
 
+	/* Skipped in init: nothing was set up. */
+	if (!bk)
+		return;
 	for (i = 0; i < bk->nr; i++) {
 		if (bk->held[i])
 			release_bp_slot(bk->held[i]);
@@ -104,6 +107,9 @@ static void put_bp(struct kunit *test, struct perf_event *bp)
 	struct bp_kunit *bk = test->priv;
 	int i;
 
+	/* Skipped in init: nothing was set up. */
+	if (!bk)
+		return;
 	for (i = 0; i < bk->nr; i++) {
 		if (bk->held[i] == bp) {
 			release_bp_slot(bp);
