@@ -117,6 +117,9 @@ static u32 perf_event_pid(struct perf_event *event, struct task_struct *p)
 	/* A task that is reaped has no pid in any namespace any more. */
 	if (!pid_alive(p))
 		return -1;
+	/* The usual case, without a walk of the pid's namespace levels. */
+	if (event->ns == &init_pid_ns)
+		return task_tgid_nr(p);
 	return task_tgid_nr_ns(p, event->ns);
 }
 
@@ -124,6 +127,8 @@ static u32 perf_event_tid(struct perf_event *event, struct task_struct *p)
 {
 	if (!pid_alive(p))
 		return -1;
+	if (event->ns == &init_pid_ns)
+		return task_pid_nr(p);
 	return task_pid_nr_ns(p, event->ns);
 }
 
@@ -500,7 +505,10 @@ void perf_prepare_sample(struct perf_sample_data *data,
 		data->data_src.val = PERF_MEM_NA;
 	if (todo & PERF_SAMPLE_TRANSACTION)
 		data->txn = 0;
-	if (todo & PERF_SAMPLE_ADDR)
+	/* No address given: 0, for ADDR and for what is derived from it. */
+	if (!(data->sample_flags & PERF_SAMPLE_ADDR) &&
+	    (st & (PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR |
+		   PERF_SAMPLE_DATA_PAGE_SIZE)))
 		data->addr = 0;
 	if (todo & PERF_SAMPLE_REGS_INTR) {
 		int sz = sizeof(u64);
@@ -543,6 +551,54 @@ void perf_prepare_header(struct perf_event_header *header,
 	};
 }
 
+/* The sample fields that are one u64 each, stored straight from @data. */
+#define SAMPLE_FIXED	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |	\
+			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME |		\
+			 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |		\
+			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |	\
+			 PERF_SAMPLE_PERIOD)
+
+/*
+ * The common sample: fixed fields only, and room for all of it before the
+ * end of the buffer page the handle is in.  The record is then stored a
+ * u64 at a time rather than copied field by field.  The handle is left
+ * at the end of the record, as the copies would leave it (at the very end
+ * of a page rather than at the start of the next, which nothing after the
+ * last field looks at).
+ */
+static bool output_sample_fixed(struct perf_output_handle *handle,
+				struct perf_event_header *header,
+				struct perf_sample_data *data, u64 st)
+{
+	u64 *p = handle->addr;
+
+	if ((st & ~SAMPLE_FIXED) || handle->size < header->size)
+		return false;
+
+	memcpy(p++, header, sizeof(*header));
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		*p++ = data->id;
+	if (st & PERF_SAMPLE_IP)
+		*p++ = data->ip;
+	if (st & PERF_SAMPLE_TID)
+		memcpy(p++, &data->tid_entry, sizeof(u64));
+	if (st & PERF_SAMPLE_TIME)
+		*p++ = data->time;
+	if (st & PERF_SAMPLE_ADDR)
+		*p++ = data->addr;
+	if (st & PERF_SAMPLE_ID)
+		*p++ = data->id;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		*p++ = data->stream_id;
+	if (st & PERF_SAMPLE_CPU)
+		memcpy(p++, &data->cpu_entry, sizeof(u64));
+	if (st & PERF_SAMPLE_PERIOD)
+		*p++ = data->period;
+	handle->addr = p;
+	handle->size -= header->size;
+	return true;
+}
+
 /**
  * perf_output_sample - write a prepared sample
  * @handle: room claimed for perf_prepare_header()'s size
@@ -556,6 +612,9 @@ void perf_output_sample(struct perf_output_handle *handle,
 			struct perf_event *event)
 {
 	u64 st = data->type;
+
+	if (output_sample_fixed(handle, header, data, st))
+		goto written;
 
 	perf_output_put(handle, *header);
 
@@ -655,6 +714,7 @@ void perf_output_sample(struct perf_output_handle *handle,
 		perf_output_put(handle, none);
 	}
 
+written:
 	/* wakeup_events counts records; a watermark counts bytes. */
 	if (!event->attr.watermark && event->attr.wakeup_events) {
 		struct perf_buffer *rb = handle->rb;
@@ -672,7 +732,7 @@ static int output_sample(struct perf_event *event, struct perf_sample_data *data
 				      struct perf_sample_data *,
 				      struct perf_event *, unsigned int))
 {
-	struct perf_output_handle handle;
+	struct perf_output_handle handle __uninitialized;
 	struct perf_event_header header;
 	int err;
 

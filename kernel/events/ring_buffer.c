@@ -311,17 +311,33 @@ done:
 	preempt_enable();
 }
 
-static int perf_output_claim(struct perf_output_handle *handle,
-			     struct perf_sample_data *data,
-			     struct perf_event *event, unsigned int size,
-			     bool backward)
+/* The LOST record that precedes the first record after a loss. */
+static noinline void output_lost(struct perf_output_handle *handle,
+				 struct perf_event *event)
 {
+	struct perf_buffer *rb = handle->rb;
 	struct {
 		struct perf_event_header	header;
 		u64				id;
 		u64				lost;
 	} lost_rec;
 	struct perf_sample_data lost_data;
+
+	lost_rec.header.type = PERF_RECORD_LOST;
+	lost_rec.header.misc = 0;
+	lost_rec.header.size = sizeof(lost_rec);
+	lost_rec.id = event->id;
+	lost_rec.lost = local_xchg(&rb->lost, 0);
+	perf_event_header__init_id(&lost_rec.header, &lost_data, event);
+	perf_output_put(handle, lost_rec);
+	perf_event__output_id_sample(event, handle, &lost_data);
+}
+
+static int perf_output_claim(struct perf_output_handle *handle,
+			     struct perf_sample_data *data,
+			     struct perf_event *event, unsigned int size,
+			     bool backward)
+{
 	unsigned long head, pos, tail, offset;
 	struct perf_buffer *rb;
 	long lost;
@@ -347,7 +363,7 @@ static int perf_output_claim(struct perf_output_handle *handle,
 	/* Records lost before this one are reported first. */
 	lost = local_read(&rb->lost);
 	if (unlikely(lost)) {
-		size += sizeof(lost_rec);
+		size += sizeof(struct perf_event_header) + 2 * sizeof(u64);
 		if (event->attr.sample_id_all)
 			size += event->id_header_size;
 	}
@@ -383,16 +399,8 @@ static int perf_output_claim(struct perf_output_handle *handle,
 	handle->addr = rb_data_page(rb, handle->page) + offset;
 	handle->size = PAGE_SIZE - offset;
 
-	if (unlikely(lost)) {
-		lost_rec.header.type = PERF_RECORD_LOST;
-		lost_rec.header.misc = 0;
-		lost_rec.header.size = sizeof(lost_rec);
-		lost_rec.id = event->id;
-		lost_rec.lost = local_xchg(&rb->lost, 0);
-		perf_event_header__init_id(&lost_rec.header, &lost_data, event);
-		perf_output_put(handle, lost_rec);
-		perf_event__output_id_sample(event, handle, &lost_data);
-	}
+	if (unlikely(lost))
+		output_lost(handle, event);
 	return 0;
 
 full:

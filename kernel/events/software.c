@@ -174,7 +174,7 @@ void perf_swevent_count(struct perf_event *event, u64 nr,
 void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
 {
 	struct hlist_head *head = this_cpu_ptr(&swevent_lists.heads[event_id]);
-	struct perf_sample_data data;
+	struct perf_sample_data data __uninitialized;
 	struct perf_event *event;
 
 	perf_sample_data_init(&data, addr, 0);
@@ -299,7 +299,7 @@ static enum hrtimer_restart clock_hrtimer(struct hrtimer *timer)
 {
 	struct perf_event *event = container_of(timer, struct perf_event, hw.hrtimer);
 	enum hrtimer_restart ret = HRTIMER_RESTART;
-	struct perf_sample_data data;
+	struct perf_sample_data data __uninitialized;
 	struct pt_regs *regs;
 
 	if (event->state != PERF_EVENT_STATE_ACTIVE)
@@ -521,7 +521,7 @@ static struct pmu perf_task_clock = {
  */
 void perf_bp_event(struct perf_event *bp, void *data)
 {
-	struct perf_sample_data sample;
+	struct perf_sample_data sample __uninitialized;
 	struct pt_regs *regs = data;
 
 	perf_sample_data_init(&sample, bp->attr.bp_addr, 0);

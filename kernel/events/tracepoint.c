@@ -30,7 +30,7 @@ static bool tp_event_match(struct perf_event *event, void *record,
 static void tp_count(struct perf_event *event, u64 count, void *record,
 		     struct perf_raw_record *raw, struct pt_regs *regs)
 {
-	struct perf_sample_data data;
+	struct perf_sample_data data __uninitialized;
 
 	if (!tp_event_match(event, record, regs))
 		return;
