@@ -501,14 +501,20 @@ static void list_del_event(struct perf_event *event, struct perf_event_context *
 	ctx->generation++;
 }
 
-/* What read(2) returns depends on the group's size. */
+/*
+ * What read(2) returns depends on the group's size for the members that
+ * read the whole group (and so does a sample that carries such a read).
+ */
 static void group_sizes_changed(struct perf_event *leader)
 {
 	struct perf_event *sibling;
 
-	perf_event_compute_sizes(leader);
-	list_for_each_entry(sibling, &leader->sibling_list, sibling_list)
-		perf_event_compute_sizes(sibling);
+	if (leader->attr.read_format & PERF_FORMAT_GROUP)
+		perf_event_compute_sizes(leader);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_list) {
+		if (sibling->attr.read_format & PERF_FORMAT_GROUP)
+			perf_event_compute_sizes(sibling);
+	}
 }
 
 /**

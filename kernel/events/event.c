@@ -90,8 +90,10 @@ bool perf_event_validate_size(struct perf_event *event)
 		return false;
 	if (event == leader)
 		return true;
+	/* The others' reads do not grow with the group. */
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_list) {
-		if (read_size_of(sibling->attr.read_format, nr) > 16 * 1024)
+		if ((sibling->attr.read_format & PERF_FORMAT_GROUP) &&
+		    read_size_of(sibling->attr.read_format, nr) > 16 * 1024)
 			return false;
 	}
 	return true;

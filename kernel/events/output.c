@@ -76,6 +76,18 @@ void perf_event_account_sb(struct perf_event *event, bool in)
 
 /* ---- sizes ---- */
 
+/* The sample body fields of one u64 each, but those of the sample_id. */
+#define SAMPLE_BODY_U64	(PERF_SAMPLE_IP | PERF_SAMPLE_ADDR |		\
+			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT_TYPE |	\
+			 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |	\
+			 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |	\
+			 PERF_SAMPLE_DATA_PAGE_SIZE |			\
+			 PERF_SAMPLE_CODE_PAGE_SIZE)
+/* The fields a sample shares with the sample_id trailer, a u64 each. */
+#define SAMPLE_ID_U64	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME |		\
+			 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID |	\
+			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
+
 /**
  * perf_event_compute_header_sizes - sizes of a sample's fixed parts
  * @event: the event; its read_size is current
@@ -86,28 +98,10 @@ void perf_event_account_sb(struct perf_event *event, bool in)
 void perf_event_compute_header_sizes(struct perf_event *event)
 {
 	u64 st = event->attr.sample_type;
-	u16 body = 0, id = 0;
 
-	body += (st & PERF_SAMPLE_IP) ? 8 : 0;
-	body += (st & PERF_SAMPLE_ADDR) ? 8 : 0;
-	body += (st & PERF_SAMPLE_PERIOD) ? 8 : 0;
-	body += (st & PERF_SAMPLE_WEIGHT_TYPE) ? 8 : 0;
-	body += (st & PERF_SAMPLE_READ) ? event->read_size : 0;
-	body += (st & PERF_SAMPLE_DATA_SRC) ? 8 : 0;
-	body += (st & PERF_SAMPLE_TRANSACTION) ? 8 : 0;
-	body += (st & PERF_SAMPLE_PHYS_ADDR) ? 8 : 0;
-	body += (st & PERF_SAMPLE_CGROUP) ? 8 : 0;
-	body += (st & PERF_SAMPLE_DATA_PAGE_SIZE) ? 8 : 0;
-	body += (st & PERF_SAMPLE_CODE_PAGE_SIZE) ? 8 : 0;
-	event->header_size = body;
-
-	id += (st & PERF_SAMPLE_TID) ? 8 : 0;
-	id += (st & PERF_SAMPLE_TIME) ? 8 : 0;
-	id += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-	id += (st & PERF_SAMPLE_ID) ? 8 : 0;
-	id += (st & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
-	id += (st & PERF_SAMPLE_CPU) ? 8 : 0;
-	event->id_header_size = id;
+	event->header_size = hweight64(st & SAMPLE_BODY_U64) * sizeof(u64) +
+			     ((st & PERF_SAMPLE_READ) ? event->read_size : 0);
+	event->id_header_size = hweight64(st & SAMPLE_ID_U64) * sizeof(u64);
 }
 
 /* ---- identity of records ---- */
