@@ -204,11 +204,31 @@ static inline u64 perf_clock(void)
 	return local_clock();
 }
 
+/**
+ * perf_event_time - the context time an event's totals are measured in
+ * @event: the event
+ */
+static inline u64 perf_event_time(struct perf_event *event)
+{
+	struct perf_event_context *ctx = event->ctx;
+
+	return ctx ? ctx->time : 0;
+}
+
+/*
+ * perf_event_update_userpage() for the scheduling paths, where most events
+ * have no buffer: only the pointer is looked at then.
+ */
+static inline void perf_update_userpage_if_mapped(struct perf_event *event)
+{
+	if (READ_ONCE(event->rb))
+		perf_event_update_userpage(event);
+}
+
 /* sched.c */
 void update_context_time(struct perf_event_context *ctx);
 void perf_event_update_time(struct perf_event *event);
 void perf_event_set_state(struct perf_event *event, enum perf_event_state state);
-u64 perf_event_time(struct perf_event *event);
 bool event_filter_match(struct perf_event *event);
 void ctx_sched_out(struct perf_event_context *ctx, struct pmu *pmu,
 		   enum event_type_t event_type);

@@ -49,17 +49,6 @@ void update_context_time(struct perf_event_context *ctx)
 	ctx->timestamp = now;
 }
 
-/**
- * perf_event_time - the context time an event's totals are measured in
- * @event: the event
- */
-u64 perf_event_time(struct perf_event *event)
-{
-	struct perf_event_context *ctx = event->ctx;
-
-	return ctx ? ctx->time : 0;
-}
-
 /*
  * A sibling counts as disabled while its leader is: a group that cannot
  * run accrues no time in any member, whatever each member's own state.
@@ -73,11 +62,7 @@ static enum perf_event_state effective_state(struct perf_event *event)
 	return event->state;
 }
 
-/**
- * perf_event_update_time - bring time_enabled and time_running up to date
- * @event: the event, its context locked (or not yet published)
- */
-void perf_event_update_time(struct perf_event *event)
+static __always_inline void update_time(struct perf_event *event)
 {
 	enum perf_event_state state = effective_state(event);
 	u64 now = perf_event_time(event);
@@ -88,6 +73,15 @@ void perf_event_update_time(struct perf_event *event)
 	if (state == PERF_EVENT_STATE_ACTIVE)
 		event->total_time_running += delta;
 	event->tstamp = now;
+}
+
+/**
+ * perf_event_update_time - bring time_enabled and time_running up to date
+ * @event: the event, its context locked (or not yet published)
+ */
+void perf_event_update_time(struct perf_event *event)
+{
+	update_time(event);
 }
 
 /**
@@ -105,7 +99,7 @@ void perf_event_set_state(struct perf_event *event, enum perf_event_state state)
 
 	if (event->state == state)
 		return;
-	perf_event_update_time(event);
+	update_time(event);
 	was_enabled = event->state >= PERF_EVENT_STATE_INACTIVE;
 	now_enabled = state >= PERF_EVENT_STATE_INACTIVE;
 	if (event->group_leader == event && was_enabled != now_enabled) {
@@ -180,6 +174,21 @@ void event_sched_out(struct perf_event *event, struct perf_event_pmu_context *ep
 		epc_cpc(epc)->exclusive = 0;
 }
 
+/* group_sched_out() with the PMU already disabled by the caller. */
+static void __group_sched_out(struct perf_event *group,
+			      struct perf_event_pmu_context *epc)
+{
+	struct perf_event *sibling;
+
+	if (group->state != PERF_EVENT_STATE_ACTIVE)
+		return;
+
+	event_sched_out(group, epc);
+	list_for_each_entry(sibling, &group->sibling_list, sibling_list)
+		event_sched_out(sibling, epc);
+	list_del_init(&group->active_list);
+}
+
 /**
  * group_sched_out - take a whole group off its PMU
  * @group: the group leader
@@ -187,17 +196,9 @@ void event_sched_out(struct perf_event *event, struct perf_event_pmu_context *ep
  */
 void group_sched_out(struct perf_event *group, struct perf_event_pmu_context *epc)
 {
-	struct perf_event *sibling;
-
-	if (group->state != PERF_EVENT_STATE_ACTIVE)
-		return;
-
 	perf_pmu_disable(epc->pmu);
-	event_sched_out(group, epc);
-	list_for_each_entry(sibling, &group->sibling_list, sibling_list)
-		event_sched_out(sibling, epc);
+	__group_sched_out(group, epc);
 	perf_pmu_enable(epc->pmu);
-	list_del_init(&group->active_list);
 }
 
 static int group_sched_in(struct perf_event *group,
@@ -208,6 +209,13 @@ static int group_sched_in(struct perf_event *group,
 
 	if (group->state <= PERF_EVENT_STATE_OFF)
 		return 0;
+
+	/* An event alone is its own transaction: add() checks that it fits. */
+	if (!group->nr_siblings) {
+		if (event_sched_in(group, epc))
+			return -EAGAIN;
+		goto added;
+	}
 
 	pmu->start_txn(pmu, PERF_PMU_TXN_ADD);
 	if (event_sched_in(group, epc)) {
@@ -301,11 +309,11 @@ void pmu_ctx_sched_out(struct perf_event_pmu_context *epc,
 	perf_pmu_disable(epc->pmu);
 	if (event_type & EVENT_PINNED) {
 		list_for_each_entry_safe(group, tmp, &epc->pinned_active, active_list)
-			group_sched_out(group, epc);
+			__group_sched_out(group, epc);
 	}
 	if (event_type & EVENT_FLEXIBLE) {
 		list_for_each_entry_safe(group, tmp, &epc->flexible_active, active_list)
-			group_sched_out(group, epc);
+			__group_sched_out(group, epc);
 	}
 	perf_pmu_enable(epc->pmu);
 done:

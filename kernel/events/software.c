@@ -255,7 +255,7 @@ static int swevent_add(struct perf_event *event, int flags)
 		perf_swevent_set_period(event);
 	}
 	hlist_add_head_rcu(&event->hlist_entry, head);
-	perf_event_update_userpage(event);
+	perf_update_userpage_if_mapped(event);
 	return 0;
 }
 
@@ -434,7 +434,7 @@ static int cpu_clock_add(struct perf_event *event, int flags)
 	event->hw.state = PERF_HES_STOPPED;
 	if (flags & PERF_EF_START)
 		cpu_clock_start(event, flags);
-	perf_event_update_userpage(event);
+	perf_update_userpage_if_mapped(event);
 	return 0;
 }
 
@@ -487,7 +487,7 @@ static int task_clock_add(struct perf_event *event, int flags)
 	event->hw.state = PERF_HES_STOPPED;
 	if (flags & PERF_EF_START)
 		task_clock_start(event, flags);
-	perf_event_update_userpage(event);
+	perf_update_userpage_if_mapped(event);
 	return 0;
 }
 
