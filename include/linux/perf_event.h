@@ -503,8 +503,6 @@ struct perf_event {
 
 	struct perf_buffer		*rb;
 	struct list_head		rb_entry;
-	unsigned long			rcu_batches;
-	int				rcu_pending;
 
 	wait_queue_head_t		waitq;
 	struct fasync_struct		*fasync;
@@ -512,19 +510,14 @@ struct perf_event {
 	unsigned int			pending_wakeup;
 	unsigned int			pending_kill;
 	unsigned int			pending_disable;
+	unsigned int			pending_work;
 	unsigned long			pending_addr;
 	struct irq_work			pending_irq;
 	struct irq_work			pending_disable_irq;
 	struct callback_head		pending_task;
-	unsigned int			pending_work;
-
-	atomic_t			event_limit;
 
 	struct perf_addr_filters_head	addr_filters;
 	struct perf_addr_filter_range	*addr_filter_ranges;
-	unsigned long			addr_filters_gen;
-
-	struct perf_event		*aux_event;
 
 	void (*destroy)(struct perf_event *event);
 	struct rcu_head			rcu_head;
@@ -551,8 +544,8 @@ struct perf_event {
 #ifdef CONFIG_SECURITY
 	void				*security;
 #endif
-	struct list_head		sb_list;
 
+	atomic_t			event_limit;
 	__u32				orig_type;
 #endif /* CONFIG_PERF_EVENTS */
 };

@@ -186,7 +186,6 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	INIT_LIST_HEAD(&event->child_entry);
 	INIT_LIST_HEAD(&event->owner_entry);
 	INIT_LIST_HEAD(&event->rb_entry);
-	INIT_LIST_HEAD(&event->sb_list);
 	INIT_LIST_HEAD(&event->addr_filters.list);
 	INIT_HLIST_NODE(&event->hlist_entry);
 	raw_spin_lock_init(&event->addr_filters.lock);
