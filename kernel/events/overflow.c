@@ -138,6 +138,13 @@ static bool account_overflow(struct perf_event *event, bool throttle)
 	u64 tick = __this_cpu_read(perf_tick_seq);
 
 	if (hwc->interrupts_seq != tick) {
+		/*
+		 * Still throttled from another tick (the tick that would have
+		 * lifted it ran before it reached this event, or on another
+		 * CPU): it is lifted now, and said so.
+		 */
+		if (hwc->interrupts == MAX_INTERRUPTS)
+			log_throttle(event, true);
 		hwc->interrupts_seq = tick;
 		hwc->interrupts = 1;
 	} else if (hwc->interrupts != MAX_INTERRUPTS) {
