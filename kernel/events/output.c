@@ -76,6 +76,13 @@ void perf_event_account_sb(struct perf_event *event, bool in)
 
 /* ---- sizes ---- */
 
+/* The sample fields that are one u64 each, stored straight from @data. */
+#define SAMPLE_FIXED	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |	\
+			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME |		\
+			 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |		\
+			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |	\
+			 PERF_SAMPLE_PERIOD)
+
 /* The sample body fields of one u64 each, but those of the sample_id. */
 #define SAMPLE_BODY_U64	(PERF_SAMPLE_IP | PERF_SAMPLE_ADDR |		\
 			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT_TYPE |	\
@@ -460,11 +467,19 @@ void perf_prepare_sample(struct perf_sample_data *data,
 	/* CODE_PAGE_SIZE is about the sampled instruction: it needs the IP. */
 	if (todo & (PERF_SAMPLE_IP | PERF_SAMPLE_CODE_PAGE_SIZE))
 		data->ip = perf_instruction_pointer(regs);
+	/* No address given: 0, for ADDR and for what is derived from it. */
+	if (!(data->sample_flags & PERF_SAMPLE_ADDR) &&
+	    (st & (PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR |
+		   PERF_SAMPLE_DATA_PAGE_SIZE)))
+		data->addr = 0;
 	if (todo & PERF_SAMPLE_CALLCHAIN) {
 		data->callchain = perf_callchain(event, regs);
 		data->dyn_size += (1 + data->callchain->nr) * sizeof(u64);
 		data->sample_flags |= PERF_SAMPLE_CALLCHAIN;
 	}
+	/* Fixed fields and a callchain only: all done. */
+	if (!(st & ~(SAMPLE_FIXED | PERF_SAMPLE_CALLCHAIN)))
+		return;
 	/* Nothing raw or branchy to give: an empty u64 each. */
 	if (todo & PERF_SAMPLE_RAW)
 		data->raw = NULL;
@@ -499,11 +514,6 @@ void perf_prepare_sample(struct perf_sample_data *data,
 		data->data_src.val = PERF_MEM_NA;
 	if (todo & PERF_SAMPLE_TRANSACTION)
 		data->txn = 0;
-	/* No address given: 0, for ADDR and for what is derived from it. */
-	if (!(data->sample_flags & PERF_SAMPLE_ADDR) &&
-	    (st & (PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR |
-		   PERF_SAMPLE_DATA_PAGE_SIZE)))
-		data->addr = 0;
 	if (todo & PERF_SAMPLE_REGS_INTR) {
 		int sz = sizeof(u64);
 
@@ -544,13 +554,6 @@ void perf_prepare_header(struct perf_event_header *header,
 		.size = perf_sample_data_size(data, event),
 	};
 }
-
-/* The sample fields that are one u64 each, stored straight from @data. */
-#define SAMPLE_FIXED	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |	\
-			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME |		\
-			 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |		\
-			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |	\
-			 PERF_SAMPLE_PERIOD)
 
 /*
  * The common sample: fixed fields only, and room for all of it before the
