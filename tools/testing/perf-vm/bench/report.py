@@ -41,7 +41,6 @@ AFTER = {
     "rb_lost": "rb_faults_per_s",
     "mem_per_event_slab": "mem_per_event",
     "mem_per_event_slabinfo": "mem_per_event_slab",
-    "mem_per_child_ctx_free": "mem_per_child_ctx",
 }
 
 
