@@ -370,6 +370,26 @@ static void remote_event_function(void *info)
 	rc->ret = 0;
 }
 
+/*
+ * smp_call_function_single() of remote_event_function(), called directly
+ * (interrupts off, as a cross-CPU call would run it) when @cpu is this one.
+ */
+static void call_on_cpu(int cpu, struct remote_call *rc)
+{
+	unsigned long flags;
+
+	preempt_disable();
+	if (cpu == smp_processor_id()) {
+		local_irq_save(flags);
+		remote_event_function(rc);
+		local_irq_restore(flags);
+		preempt_enable();
+		return;
+	}
+	preempt_enable();
+	smp_call_function_single(cpu, remote_event_function, rc, 1);
+}
+
 /**
  * event_function_call - apply @fn to @event where its context lives
  * @event: the event
@@ -388,7 +408,7 @@ void event_function_call(struct perf_event *event, event_fn_t fn, void *data)
 
 	if (!task) {
 		rc.ret = -ENXIO;
-		smp_call_function_single(event->cpu, remote_event_function, &rc, 1);
+		call_on_cpu(event->cpu, &rc);
 		if (!rc.ret)
 			return;
 		/* The CPU is offline: nothing of this context is live. */
@@ -397,7 +417,7 @@ void event_function_call(struct perf_event *event, event_fn_t fn, void *data)
 
 	while (task != TASK_TOMBSTONE) {
 		rc.ret = -ESRCH;
-		smp_call_function_single(task_cpu(task), remote_event_function, &rc, 1);
+		call_on_cpu(task_cpu(task), &rc);
 		if (!rc.ret)
 			return;
 
@@ -615,7 +635,7 @@ void perf_install_in_context(struct perf_event_context *ctx,
 
 	if (!task) {
 		rc.ret = -ENXIO;
-		smp_call_function_single(cpu, remote_event_function, &rc, 1);
+		call_on_cpu(cpu, &rc);
 		if (!rc.ret)
 			return;
 		raw_spin_lock_irq(&ctx->lock);
@@ -627,7 +647,7 @@ void perf_install_in_context(struct perf_event_context *ctx,
 
 	for (;;) {
 		rc.ret = -ESRCH;
-		smp_call_function_single(task_cpu(task), remote_event_function, &rc, 1);
+		call_on_cpu(task_cpu(task), &rc);
 		if (!rc.ret)
 			return;
 

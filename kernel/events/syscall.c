@@ -117,7 +117,7 @@ static int perf_copy_attr(struct perf_event_attr __user *uattr,
 	u32 len;
 	int err;
 
-	memset(attr, 0, sizeof(*attr));
+	/* On success copy_struct_from_user() has written all of @attr. */
 	if (get_user(len, &uattr->size))
 		return -EFAULT;
 	len = len ? len : PERF_ATTR_SIZE_VER0;
@@ -303,7 +303,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 	struct perf_event_pmu_context *epc;
 	struct perf_event_context *ctx;
 	struct task_struct *task = NULL;
-	struct perf_event_attr attr;
+	struct perf_event_attr attr __uninitialized;
 	struct fd group = EMPTY_FD;
 	struct file *file;
 	struct pmu *pmu;
