@@ -285,13 +285,21 @@ static void siblings_share_times(struct kunit *test)
 {
 	struct perf_event *leader, *sibling, *rival[2];
 	struct reading l, s;
+	int i;
 
 	leader = make_test_off(test);
 	sibling = make_test(test, true, false, leader);
 	perf_event_enable(leader);
 	rival[0] = make_test(test, true, false, NULL);
 	rival[1] = make_test(test, true, false, NULL);
-	spin_ms(60);
+	/*
+	 * Until rotation has given the rivals a turn: a few intervals, or
+	 * longer when the machine running the guest is busy (2 s at most).
+	 */
+	spin_ms(20);
+	for (i = 0; i < 200 && !rd(rival[0]).running; i++)
+		spin_ms(10);
+	spin_ms(10);
 	/* Disabling the leader takes the group off: running freezes. */
 	perf_event_disable(leader);
 	l = rd(leader);
