@@ -12,6 +12,8 @@
  *   !GROUP: value, [enabled], [running], [id], [lost]
  *    GROUP: nr, [enabled], [running], nr * { value, [id], [lost] }
  */
+#include <pthread.h>
+
 #include "../kselftest_harness.h"
 #include "perf_util.h"
 
@@ -587,6 +589,68 @@ TEST(group_reads_while_counting)
 	EXPECT_EQ(ra.id[2], id[2]);
 	for (i = 2; i >= 0; i--)
 		close(fd[i]);
+}
+
+struct grower {
+	pid_t tid;		/* the task the group counts */
+	int leader;
+	volatile int done;
+	int rounds;
+};
+
+/* Adds six members to the group one by one, then closes them; again. */
+static void *grow_and_shrink(void *arg)
+{
+	struct grower *g = arg;
+	int fd[6], i, r;
+
+	for (r = 0; r < 150; r++) {
+		for (i = 0; i < 6; i++) {
+			fd[i] = open_ev(i & 1 ? PERF_COUNT_SW_PAGE_FAULTS_MIN :
+				       PERF_COUNT_SW_CONTEXT_SWITCHES, g->tid, -1,
+				       g->leader, F_GRP | F_ID, 0);
+			if (fd[i] < 0)
+				break;
+		}
+		while (--i >= 0)
+			close(fd[i]);
+		g->rounds++;
+	}
+	g->done = 1;
+	return NULL;
+}
+
+/*
+ * A group read by the task it counts while another thread keeps adding
+ * and removing members: every read has the layout of one size of the
+ * group, 1 to 7 members, never a mix of two.
+ */
+TEST(group_read_while_members_come_and_go)
+{
+	struct grower g = { .tid = syscall(SYS_gettid) };
+	uint64_t fmt = F_GRP | F_ID, buf[1 + 2 * 8];
+	int reads = 0, grown = 0, n;
+	pthread_t t;
+
+	g.leader = open_fmt(PERF_COUNT_SW_PAGE_FAULTS, fmt, -1, 0);
+	ASSERT_GE(g.leader, 0);
+	ASSERT_EQ(pthread_create(&t, NULL, grow_and_shrink, &g), 0);
+	while (!g.done) {
+		n = read(g.leader, buf, sizeof(buf));
+		ASSERT_GT(n, 0);
+		ASSERT_GE(buf[0], 1);
+		ASSERT_LE(buf[0], 7);
+		ASSERT_EQ(n, (int)expected_size(fmt, buf[0]));
+		grown += buf[0] > 1;
+		reads++;
+	}
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	EXPECT_EQ(g.rounds, 150);
+	/* Alone again: one member. */
+	ASSERT_EQ(read(g.leader, buf, sizeof(buf)), (int)expected_size(fmt, 1));
+	EXPECT_EQ(buf[0], 1);
+	TH_LOG("%d reads, %d of them with more than the leader", reads, grown);
+	close(g.leader);
 }
 
 /* Enabled time only starts at PERF_EVENT_IOC_ENABLE, not at open. */
