@@ -13,6 +13,7 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
 
 #include "internal.h"
 
@@ -102,10 +103,17 @@ static struct reading rd(struct perf_event *event)
 	return r;
 }
 
-/* Keep the CPU busy, so the thread stays scheduled in. */
+/*
+ * Keep the CPU busy, so the thread stays scheduled in, for @ms of clock
+ * time.  Not mdelay(): early in boot a CPU's delay loop can be calibrated
+ * far off under emulation (40 ms took 0.2 ms on one CPU of a guest).
+ */
 static void spin_ms(unsigned int ms)
 {
-	mdelay(ms);
+	u64 end = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
 }
 
 /* A software group's enabled and running times are always equal. */
