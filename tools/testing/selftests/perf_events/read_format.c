@@ -594,7 +594,7 @@ TEST(group_reads_while_counting)
 struct grower {
 	pid_t tid;		/* the task the group counts */
 	int leader;
-	volatile int done;
+	int done;		/* __atomic: the reader polls it */
 	int rounds;
 };
 
@@ -616,7 +616,7 @@ static void *grow_and_shrink(void *arg)
 			close(fd[i]);
 		g->rounds++;
 	}
-	g->done = 1;
+	__atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -635,7 +635,7 @@ TEST(group_read_while_members_come_and_go)
 	g.leader = open_fmt(PERF_COUNT_SW_PAGE_FAULTS, fmt, -1, 0);
 	ASSERT_GE(g.leader, 0);
 	ASSERT_EQ(pthread_create(&t, NULL, grow_and_shrink, &g), 0);
-	while (!g.done) {
+	while (!__atomic_load_n(&g.done, __ATOMIC_ACQUIRE)) {
 		n = read(g.leader, buf, sizeof(buf));
 		ASSERT_GT(n, 0);
 		ASSERT_GE(buf[0], 1);
