@@ -107,9 +107,6 @@ static void put_bp(struct kunit *test, struct perf_event *bp)
 	struct bp_kunit *bk = test->priv;
 	int i;
 
-	/* Skipped in init: nothing was set up. */
-	if (!bk)
-		return;
 	for (i = 0; i < bk->nr; i++) {
 		if (bk->held[i] == bp) {
 			release_bp_slot(bp);

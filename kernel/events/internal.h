@@ -217,7 +217,8 @@ static inline u64 perf_event_time(struct perf_event *event)
 
 /*
  * perf_event_update_userpage() for the scheduling paths, where most events
- * have no buffer: only the pointer is looked at then.
+ * have no buffer: only the pointer is looked at then.  A buffer attached
+ * after the look is refreshed by perf_mmap() itself, once attached.
  */
 static inline void perf_update_userpage_if_mapped(struct perf_event *event)
 {

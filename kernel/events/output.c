@@ -76,7 +76,7 @@ void perf_event_account_sb(struct perf_event *event, bool in)
 
 /* ---- sizes ---- */
 
-/* The sample fields that are one u64 each, stored straight from @data. */
+/* The sample fields after the header, a u64 each, stored from @data. */
 #define SAMPLE_FIXED	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |	\
 			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME |		\
 			 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |		\
@@ -454,6 +454,11 @@ void perf_sample_attach_raw(struct perf_sample_data *data,
  * @data: the sample; what the PMU filled (sample_flags) is kept
  * @event: the event
  * @regs: the interrupted registers
+ *
+ * Beyond what perf_sample_data_init() sets, @data may be uninitialized
+ * (the callers keep it so, to save clearing it on every sample): every
+ * field the record needs is set here unless its sample_flags bit says the
+ * PMU set it, and nothing reads a field before that.
  */
 void perf_prepare_sample(struct perf_sample_data *data,
 			 struct perf_event *event, struct pt_regs *regs)
@@ -555,24 +560,9 @@ void perf_prepare_header(struct perf_event_header *header,
 	};
 }
 
-/*
- * The common sample: fixed fields only, and room for all of it before the
- * end of the buffer page the handle is in.  The record is then stored a
- * u64 at a time rather than copied field by field.  The handle is left
- * at the end of the record, as the copies would leave it (at the very end
- * of a page rather than at the start of the next, which nothing after the
- * last field looks at).
- */
-static bool output_sample_fixed(struct perf_output_handle *handle,
-				struct perf_event_header *header,
-				struct perf_sample_data *data, u64 st)
+/* The fixed fields of a sample, in record order, at @p; returns the end. */
+static u64 *put_fixed_fields(u64 *p, struct perf_sample_data *data, u64 st)
 {
-	u64 *p = handle->addr;
-
-	if ((st & ~SAMPLE_FIXED) || handle->size < header->size)
-		return false;
-
-	memcpy(p++, header, sizeof(*header));
 	if (st & PERF_SAMPLE_IDENTIFIER)
 		*p++ = data->id;
 	if (st & PERF_SAMPLE_IP)
@@ -591,9 +581,7 @@ static bool output_sample_fixed(struct perf_output_handle *handle,
 		memcpy(p++, &data->cpu_entry, sizeof(u64));
 	if (st & PERF_SAMPLE_PERIOD)
 		*p++ = data->period;
-	handle->addr = p;
-	handle->size -= header->size;
-	return true;
+	return p;
 }
 
 /**
@@ -609,30 +597,27 @@ void perf_output_sample(struct perf_output_handle *handle,
 			struct perf_event *event)
 {
 	u64 st = data->type;
+	bool in_place = handle->size >= header->size;
+	u64 buf[1 + 9] __uninitialized, *p, *end;
 
-	if (output_sample_fixed(handle, header, data, st))
+	/*
+	 * The header and the fixed fields, a u64 each: stored in place when
+	 * the whole record fits in the buffer page (the handle's size then
+	 * stays above 0 until the record's last byte), else gathered and
+	 * copied.
+	 */
+	p = in_place ? handle->addr : buf;
+	memcpy(p, header, sizeof(*header));
+	end = put_fixed_fields(p + 1, data, st);
+	if (in_place) {
+		handle->size -= (void *)end - handle->addr;
+		handle->addr = end;
+	} else {
+		perf_output_copy(handle, buf, (end - buf) * sizeof(u64));
+	}
+	if (!(st & ~SAMPLE_FIXED))
 		goto written;
 
-	perf_output_put(handle, *header);
-
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		perf_output_put(handle, data->id);
-	if (st & PERF_SAMPLE_IP)
-		perf_output_put(handle, data->ip);
-	if (st & PERF_SAMPLE_TID)
-		perf_output_put(handle, data->tid_entry);
-	if (st & PERF_SAMPLE_TIME)
-		perf_output_put(handle, data->time);
-	if (st & PERF_SAMPLE_ADDR)
-		perf_output_put(handle, data->addr);
-	if (st & PERF_SAMPLE_ID)
-		perf_output_put(handle, data->id);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		perf_output_put(handle, data->stream_id);
-	if (st & PERF_SAMPLE_CPU)
-		perf_output_put(handle, data->cpu_entry);
-	if (st & PERF_SAMPLE_PERIOD)
-		perf_output_put(handle, data->period);
 	if (st & PERF_SAMPLE_READ)
 		output_read(handle, event);
 	if (st & PERF_SAMPLE_CALLCHAIN) {

@@ -320,15 +320,8 @@ static void perf_read_group_add(struct perf_event *leader, u64 read_format,
 	perf_event_read(leader, true);
 
 	raw_spin_lock_irqsave(&ctx->lock, flags);
-	/* Each with @add constant, for the loop's sake. */
-	if (add)
-		group_values(leader, read_format, values,
-			     leader->total_time_enabled,
-			     leader->total_time_running, true);
-	else
-		group_values(leader, read_format, values,
-			     leader->total_time_enabled,
-			     leader->total_time_running, false);
+	group_values(leader, read_format, values, leader->total_time_enabled,
+		     leader->total_time_running, add);
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 }
 
@@ -385,11 +378,21 @@ unlock:
 #define READ_TIMES	(PERF_FORMAT_TOTAL_TIME_ENABLED | \
 			 PERF_FORMAT_TOTAL_TIME_RUNNING)
 
-/* Whether @event counts on this CPU; interrupts off. */
-static inline bool counting_here(struct perf_event *event)
+/*
+ * With interrupts off, the context of @event locked when @event counts on
+ * this CPU (and NULL, interrupts back as they were, when it does not).
+ */
+static __always_inline struct perf_event_context *
+lock_if_counting_here(struct perf_event *event, unsigned long *flags)
 {
-	return READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
-	       READ_ONCE(event->oncpu) == smp_processor_id();
+	local_irq_save(*flags);
+	if (READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE ||
+	    READ_ONCE(event->oncpu) != smp_processor_id()) {
+		local_irq_restore(*flags);
+		return NULL;
+	}
+	raw_spin_lock(&event->ctx->lock);
+	return event->ctx;
 }
 
 static ssize_t read_one_here(struct perf_event *event, u64 read_format,
@@ -405,13 +408,9 @@ static ssize_t read_one_here(struct perf_event *event, u64 read_format,
 	if (count < event->read_size || !list_empty(&event->child_list))
 		return -EAGAIN;
 
-	local_irq_save(flags);
-	if (!counting_here(event)) {
-		local_irq_restore(flags);
+	ctx = lock_if_counting_here(event, &flags);
+	if (!ctx)
 		return -EAGAIN;
-	}
-	ctx = event->ctx;
-	raw_spin_lock(&ctx->lock);
 	if (read_format & READ_TIMES) {
 		perf_event_times_now(event, perf_clock(), &enabled, &running);
 		enabled += atomic64_read(&event->child_total_time_enabled);
@@ -447,13 +446,9 @@ static noinline ssize_t read_group_here(struct perf_event *event,
 	if (!list_empty(&leader->child_list))
 		return -EAGAIN;
 
-	local_irq_save(flags);
-	if (!counting_here(leader)) {
-		local_irq_restore(flags);
+	ctx = lock_if_counting_here(leader, &flags);
+	if (!ctx)
 		return -EAGAIN;
-	}
-	ctx = leader->ctx;
-	raw_spin_lock(&ctx->lock);
 	size = event->read_size;
 	if (size > count || size > sizeof(values)) {
 		raw_spin_unlock_irqrestore(&ctx->lock, flags);
