@@ -116,6 +116,27 @@ static inline int sw_event(uint64_t config, pid_t pid, int cpu, int group_fd,
 	return fd;
 }
 
+/*
+ * perf_event_open() + close() of one counting task-clock event of this
+ * task, @n times a run: the median of RUNS_OC runs in ns, as figure @id.
+ */
+#define RUNS_OC	11
+static inline void report_open_close1(const char *id, int n)
+{
+	double v[RUNS_OC];
+	int r, i;
+
+	for (r = -1; r < RUNS_OC; r++) {
+		uint64_t t = now_ns();
+
+		for (i = 0; i < n; i++)
+			close(sw_event(PERF_COUNT_SW_TASK_CLOCK, 0, -1, -1, 0, 0, 0));
+		if (r >= 0)
+			v[r] = (double)(now_ns() - t) / n;
+	}
+	report_runs(id, "ns", v, RUNS_OC);
+}
+
 /* The software events the benchmarks cycle through. */
 static const uint64_t sw_configs[] = {
 	PERF_COUNT_SW_TASK_CLOCK,

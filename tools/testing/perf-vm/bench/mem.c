@@ -35,7 +35,6 @@
 #define NEVENTS		10000
 #define NCHILD		500
 #define ROUNDS		7
-#define RUNS		11
 
 struct mem {
 	double free;		/* MemFree, bytes */
@@ -105,8 +104,7 @@ static void bench_many_events(void)
 {
 	static int fds[NEVENTS];
 	struct mem before, after;
-	double v[RUNS];
-	int i, r, n = 20;
+	int i;
 
 	raise_nofile(NEVENTS + 1024);
 	read_mem(&before);
@@ -119,15 +117,7 @@ static void bench_many_events(void)
 		report("mem_per_event_slabinfo", "bytes",
 		       (after.slabinfo - before.slabinfo) / NEVENTS);
 
-	for (r = -1; r < RUNS; r++) {
-		uint64_t t = now_ns();
-
-		for (i = 0; i < n; i++)
-			close(sw_event(PERF_COUNT_SW_TASK_CLOCK, 0, -1, -1, 0, 0, 0));
-		if (r >= 0)
-			v[r] = (double)(now_ns() - t) / n;
-	}
-	report_runs("open_at_10k", "ns", v, RUNS);
+	report_open_close1("open_at_10k", 20);
 	for (i = 0; i < NEVENTS; i++)
 		close(fds[i]);
 }

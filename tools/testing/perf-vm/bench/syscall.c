@@ -114,18 +114,7 @@ static void bench_read_group8(void)
 
 static void bench_open_close1(void)
 {
-	double v[RUNS];
-	int r, i, n = 200;
-
-	for (r = -1; r < RUNS; r++) {
-		uint64_t t = now_ns();
-
-		for (i = 0; i < n; i++)
-			close(sw_event(PERF_COUNT_SW_TASK_CLOCK, 0, -1, -1, 0, 0, 0));
-		if (r >= 0)
-			v[r] = (double)(now_ns() - t) / n;
-	}
-	report_runs("open_close1", "ns", v, RUNS);
+	report_open_close1("open_close1", 200);
 }
 
 static void bench_open_close_group8(void)
