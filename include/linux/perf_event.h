@@ -992,7 +992,8 @@ extern int sysctl_perf_event_max_stack;
 extern int sysctl_perf_event_max_contexts_per_stack;
 
 /* Append a PERF_CONTEXT_* marker; -1 once the marker budget is used up. */
-static inline int perf_callchain_store_context(struct perf_callchain_entry_ctx *ctx, u64 ip)
+static __always_inline int
+perf_callchain_store_context(struct perf_callchain_entry_ctx *ctx, u64 ip)
 {
 	if (ctx->contexts >= sysctl_perf_event_max_contexts_per_stack) {
 		ctx->contexts_maxed = true;
@@ -1004,7 +1005,7 @@ static inline int perf_callchain_store_context(struct perf_callchain_entry_ctx *
 }
 
 /* Append one return address; -1 once the stack budget is used up. */
-static inline int perf_callchain_store(struct perf_callchain_entry_ctx *ctx, u64 ip)
+static __always_inline int perf_callchain_store(struct perf_callchain_entry_ctx *ctx, u64 ip)
 {
 	if (ctx->nr >= ctx->max_stack || ctx->contexts_maxed)
 		return -1;

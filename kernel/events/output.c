@@ -113,7 +113,7 @@ void perf_event_compute_header_sizes(struct perf_event *event)
 
 /* ---- identity of records ---- */
 
-static u32 perf_event_pid(struct perf_event *event, struct task_struct *p)
+static __always_inline u32 perf_event_pid(struct perf_event *event, struct task_struct *p)
 {
 	/* A task that is reaped has no pid in any namespace any more. */
 	if (!pid_alive(p))
@@ -124,7 +124,7 @@ static u32 perf_event_pid(struct perf_event *event, struct task_struct *p)
 	return task_tgid_nr_ns(p, event->ns);
 }
 
-static u32 perf_event_tid(struct perf_event *event, struct task_struct *p)
+static __always_inline u32 perf_event_tid(struct perf_event *event, struct task_struct *p)
 {
 	if (!pid_alive(p))
 		return -1;

@@ -55,21 +55,20 @@ struct user_frame {
 	unsigned long ret;
 };
 
-static bool user_frame_ok(const void __user *fp)
-{
-	return fp && __access_ok(fp, sizeof(struct user_frame));
-}
-
 /**
  * perf_callchain_user - store the user return addresses of a sample
  * @entry: the chain being built
  * @regs: the task's user registers
+ *
+ * Each frame is read inside one user-access window with inline
+ * exception-table loads: no call per word, and nothing that can fault
+ * in a way that sleeps (page faults are disabled).
  */
 void perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 			 struct pt_regs *regs)
 {
 	const struct user_frame __user *fp = (const void __user *)regs->bp;
-	struct user_frame frame;
+	unsigned long next, ret;
 
 	perf_callchain_store(entry, regs->ip);
 	/* The user address space may not be the current one (lazy mm). */
@@ -80,16 +79,23 @@ void perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 		return;
 
 	pagefault_disable();
-	while (entry->nr < entry->max_stack && user_frame_ok(fp)) {
-		if (__get_user(frame.next, &fp->next) ||
-		    __get_user(frame.ret, &fp->ret))
+	while (fp && entry->nr < entry->max_stack) {
+		if (!user_access_begin(fp, sizeof(*fp)))
 			break;
-		if (perf_callchain_store(entry, frame.ret))
+		unsafe_get_user(next, &fp->next, fault);
+		unsafe_get_user(ret, &fp->ret, fault);
+		user_access_end();
+		if (perf_callchain_store(entry, ret))
 			break;
 		/* Frames go up the stack; anything else is not a chain. */
-		if (frame.next <= (unsigned long)fp)
+		if (next <= (unsigned long)fp)
 			break;
-		fp = (const void __user *)frame.next;
+		fp = (const void __user *)next;
 	}
+	pagefault_enable();
+	return;
+
+fault:
+	user_access_end();
 	pagefault_enable();
 }

@@ -95,6 +95,23 @@ static noinline uint64_t store_regs(char *p, uint64_t a, uint64_t b,
 	return ip;
 }
 
+/*
+ * Store one byte at @p with rbp set to @fp for the store: the user frame
+ * chain of the page fault starts at @fp.  Returns the IP of the store.
+ */
+static noinline uint64_t store_with_fp(char *p, uint64_t fp)
+{
+	uint64_t ip;
+
+	asm volatile("lea 1f(%%rip), %%rax\n\t"
+		     "push %%rbp\n\t"
+		     "mov %%rsi, %%rbp\n\t"
+		     "1: movb $1, (%%rdi)\n\t"
+		     "pop %%rbp"
+		     : "=&a"(ip) : "D"(p), "S"(fp) : "memory");
+	return ip;
+}
+
 static noinline uint64_t chain_c(char *p, uint64_t *ip)
 {
 	*ip = store_at(p);
@@ -1326,23 +1343,44 @@ TEST(read_inherit_counts_per_thread)
 
 /* ---- CALLCHAIN ---- */
 
+/*
+ * Sample, with its callchain, the page fault that @fn(p, @arg) takes on
+ * a fresh page p; *@x is that sample (NULL on failure), *@ip the IP of
+ * the faulting store.  The sampler is left open for the caller to close.
+ */
+static void fault_chain(struct __test_metadata *_metadata, struct sampler *s,
+			uint64_t (*fn)(char *p, uint64_t arg), uint64_t arg,
+			struct sample **x, uint64_t *ip)
+{
+	char *p = map_anon(1);
+	int n, cnt;
+
+	*x = NULL;
+	ASSERT_NE(p, NULL);
+	pf_attr(&s->attr, PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_CALLCHAIN);
+	ASSERT_EQ(sampler_open(s, RB_PAGES), 0);
+	sampler_on(s);
+	*ip = fn(p, arg);
+	ASSERT_GE(sampler_off(s), 0);
+	n = samples_of(s, ss, MAX_SAMPLES);
+	*x = by_addr(ss, n, (uint64_t)p, &cnt);
+}
+
+static uint64_t store_in_chain(char *p, uint64_t unused)
+{
+	uint64_t ip;
+
+	return chain_a(p, &ip);
+}
+
 /* A user fault: USER marker, the IP, then the callers' return addresses. */
 TEST(callchain_user_frames)
 {
 	struct sampler s = { .fd = -1 };
-	char *p = map_anon(1);
 	struct sample *x;
 	uint64_t ip;
-	int n, cnt;
 
-	ASSERT_NE(p, NULL);
-	pf_attr(&s.attr, PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_CALLCHAIN);
-	ASSERT_EQ(sampler_open(&s, RB_PAGES), 0);
-	sampler_on(&s);
-	chain_a(p, &ip);
-	ASSERT_GE(sampler_off(&s), 0);
-	n = samples_of(&s, ss, MAX_SAMPLES);
-	x = by_addr(ss, n, (uint64_t)p, &cnt);
+	fault_chain(_metadata, &s, store_in_chain, 0, &x, &ip);
 	ASSERT_NE(x, NULL);
 	ASSERT_GE(x->chain_nr, 6);
 	EXPECT_EQ(x->chain[0], PERF_CONTEXT_USER);
@@ -1353,6 +1391,55 @@ TEST(callchain_user_frames)
 	EXPECT_EQ(x->chain[4], ret_addr[2]);
 	EXPECT_EQ(x->chain[5], ret_addr[3]);
 	sampler_close(&s);
+}
+
+/*
+ * A frame pointer that leads nowhere ends the chain after the IP: an
+ * unmapped user page (the read faults), a PROT_NONE page, a kernel
+ * address (not user memory at all), and a misaligned pointer into a
+ * page of zeroes (the frame says "no caller").
+ */
+static void chain_ends_at(struct __test_metadata *_metadata, uint64_t fp,
+			  int nr)
+{
+	struct sampler s = { .fd = -1 };
+	struct sample *x;
+	uint64_t ip;
+
+	fault_chain(_metadata, &s, store_with_fp, fp, &x, &ip);
+	ASSERT_NE(x, NULL);
+	EXPECT_EQ(x->ip, ip);
+	ASSERT_EQ(x->chain_nr, (uint64_t)nr);
+	EXPECT_EQ(x->chain[0], PERF_CONTEXT_USER);
+	EXPECT_EQ(x->chain[1], ip);
+	/* A frame of zeroes gives a return address of 0, then the end. */
+	if (nr == 3)
+		EXPECT_EQ(x->chain[2], 0);
+	sampler_close(&s);
+}
+
+TEST(callchain_bad_frame_pointer)
+{
+	char *gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *none = mmap(NULL, 4096, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *zero = mmap(NULL, 4096, PROT_READ,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(gone, MAP_FAILED);
+	ASSERT_NE(none, MAP_FAILED);
+	ASSERT_NE(zero, MAP_FAILED);
+	ASSERT_EQ(munmap(gone, 4096), 0);
+	chain_ends_at(_metadata, (uint64_t)gone + 64, 2);
+	chain_ends_at(_metadata, (uint64_t)none + 64, 2);
+	chain_ends_at(_metadata, 0xffffffff81000000ULL, 2);
+	chain_ends_at(_metadata, 16, 2);
+	/* Read-faulted in: the walk reads a zero frame and stops there. */
+	ASSERT_EQ(zero[100], 0);
+	chain_ends_at(_metadata, (uint64_t)zero + 101, 3);
+	munmap(none, 4096);
+	munmap(zero, 4096);
 }
 
 /*
