@@ -296,6 +296,39 @@ static int check_open_policy(const struct perf_event_attr *attr)
 	return 0;
 }
 
+/*
+ * Event files all share one dentry of the anon inode file system, held by
+ * a file that is never installed in a descriptor table: an open then only
+ * allocates its struct file.  User space sees the same as with a dentry of
+ * its own per file (the "anon_inode:[perf_event]" link, the anon inode).
+ * The template is made once at boot, before user space runs; without it,
+ * each open makes its own dentry.
+ */
+static struct file *perf_file_template;
+
+static int __init perf_file_template_init(void)
+{
+	struct file *file = anon_inode_getfile("[perf_event]", &perf_fops,
+					       NULL, O_RDWR);
+
+	if (!IS_ERR(file))
+		perf_file_template = file;
+	return 0;
+}
+device_initcall(perf_file_template_init);
+
+static struct file *perf_event_file(struct perf_event *event)
+{
+	struct file *file;
+
+	if (!perf_file_template)
+		return anon_inode_getfile("[perf_event]", &perf_fops, event, O_RDWR);
+	file = alloc_file_clone(perf_file_template, O_RDWR, &perf_fops);
+	if (!IS_ERR(file))
+		file->private_data = event;
+	return file;
+}
+
 SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid_t, pid,
 		int, cpu, int, group_fd, unsigned long, flags)
 {
@@ -424,8 +457,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 	if (attr.aux_sample_size || attr.aux_pause || attr.aux_resume)
 		goto unlock_ctx_ref;
 
-	file = anon_inode_getfile("[perf_event]", &perf_fops, event,
-				  flags & PERF_FLAG_FD_CLOEXEC ? O_RDWR | O_CLOEXEC : O_RDWR);
+	file = perf_event_file(event);
 	if (IS_ERR(file)) {
 		err = PTR_ERR(file);
 		goto unlock_ctx_ref;

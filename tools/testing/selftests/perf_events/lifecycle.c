@@ -6,11 +6,14 @@
  * buffer), exec of the monitored task keeps its events, event fds passed
  * over a unix socket (SCM_RIGHTS) and used by the receiver, events that
  * outlive the task that opened them, thousands of events at once, open/close
- * loops, exited events as group_fd (ENODEV), opening on a dead task (ESRCH)
- * and closing a leader while its task still runs.
+ * loops, exited events as group_fd (ENODEV), opening on a dead task (ESRCH),
+ * closing a leader while its task still runs, and what the event file looks
+ * like from user space.
  */
 #include "../kselftest_harness.h"
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include "perf_worker.h"
 
 #define NPAGES	128
@@ -558,6 +561,45 @@ TEST(open_close_loop)
 		ASSERT_NE(read_count(fd), (uint64_t)-1);
 		ASSERT_EQ(close(fd), 0);
 	}
+}
+
+/*
+ * An event file is an anon inode file named "[perf_event]", open
+ * read-write; every event file shares the one anon inode; CLOEXEC is a
+ * descriptor flag, not a file status flag.
+ */
+TEST(event_file_identity)
+{
+	int a = open_ev(PERF_COUNT_SW_TASK_CLOCK, 0, -1, -1, 0, 0);
+	int b = open_ev(PERF_COUNT_SW_PAGE_FAULTS, 0, -1, -1, 0, 0);
+	struct evspec cs = { .config = PERF_COUNT_SW_CPU_CLOCK };
+	int c = open_spec(&cs, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	struct stat sa, sb;
+	char path[64], link[64];
+	ssize_t n;
+
+	ASSERT_GE(a, 0);
+	ASSERT_GE(b, 0);
+	ASSERT_GE(c, 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", a);
+	n = readlink(path, link, sizeof(link) - 1);
+	ASSERT_GT(n, 0);
+	link[n] = 0;
+	EXPECT_STREQ(link, "anon_inode:[perf_event]");
+	EXPECT_EQ(fcntl(a, F_GETFL) & ~O_LARGEFILE, O_RDWR);
+	EXPECT_EQ(fcntl(b, F_GETFL) & ~O_LARGEFILE, O_RDWR);
+	EXPECT_EQ(fcntl(c, F_GETFL) & ~O_LARGEFILE, O_RDWR);
+	EXPECT_EQ(fcntl(a, F_GETFD), 0);
+	EXPECT_EQ(fcntl(c, F_GETFD), FD_CLOEXEC);
+	ASSERT_EQ(fstat(a, &sa), 0);
+	ASSERT_EQ(fstat(b, &sb), 0);
+	EXPECT_EQ(sa.st_ino, sb.st_ino);
+	EXPECT_EQ(sa.st_dev, sb.st_dev);
+	/* Closing one leaves the other usable. */
+	ASSERT_EQ(close(a), 0);
+	EXPECT_NE(read_count(b), (uint64_t)-1);
+	ASSERT_EQ(close(b), 0);
+	ASSERT_EQ(close(c), 0);
 }
 
 TEST_HARNESS_MAIN
