@@ -2268,6 +2268,8 @@ TEST(all_sample_types_at_once)
 	int n, cnt;
 
 	ASSERT_NE(p, NULL);
+	/* The CPU field is checked against where the test runs. */
+	ASSERT_EQ(pin_to_cpu(0), 0);
 	pf_attr(&s.attr, st);
 	s.attr.read_format = F_ID;
 	s.attr.sample_regs_user = (1ULL << R_IP) | (1ULL << R_SP);
