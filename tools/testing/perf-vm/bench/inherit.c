@@ -12,15 +12,24 @@
  *   fork_none, fork_inherit_task, fork_inherit_cpu
  *                        fork() of a child that calls _exit(0) at once,
  *                        then waitpid(), with the same events
- *   *_added              the figure minus its _none case: what inheriting
- *                        the events costs per child (copying them in, and
- *                        folding their counts back at exit)
+ *   *_added              what inheriting the events costs per child
+ *                        (copying them in, and folding their counts back at
+ *                        exit): the median over the rounds of the figure
+ *                        minus its _none case of the same round
+ *
+ * Each round times the calls without events and then, right after, with
+ * the events (opened and closed outside the timed regions), so that a
+ * difference is taken between neighbours: the state of the page allocator
+ * and the RCU backlog, which move the fork figures by several percent
+ * over a run, is then nearly the same on both sides.  *_none is the median
+ * of the rounds without events of the INHERIT_TASK measurement.
  */
 #include "bench.h"
 #include <pthread.h>
 #include <sys/wait.h>
 
-#define RUNS	31
+#define THREAD_RUNS	31
+#define FORK_RUNS	101	/* the most; fork figures spread more */
 
 static void *thread_fn(void *arg)
 {
@@ -49,47 +58,70 @@ static void one_fork(void)
 		die("waitpid");
 }
 
-enum mode { NONE, INHERIT_TASK, INHERIT_CPU };
+enum mode { INHERIT_TASK, INHERIT_CPU };
 
-static double measure(const char *id, void (*fn)(void), enum mode mode,
-		      int n)
+static int open_events(enum mode mode, int *fds)
 {
-	int fds[64], nfd = 0, r, i, cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	double v[RUNS];
+	int nfd = 0, i, cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (mode == INHERIT_TASK)
 		fds[nfd++] = sw_event(PERF_COUNT_SW_TASK_CLOCK, 0, -1, -1, 0, 1, 0);
 	if (mode == INHERIT_CPU)
 		for (i = 0; i < cpus && i < 64; i++)
 			fds[nfd++] = sw_event(PERF_COUNT_SW_TASK_CLOCK, 0, i, -1, 0, 1, 0);
-	for (r = -2; r < RUNS; r++) {
-		uint64_t t = now_ns();
+	return nfd;
+}
 
-		for (i = 0; i < n; i++)
-			fn();
-		if (r >= 0)
-			v[r] = (double)(now_ns() - t) / n;
+/* ns per call of @fn over @n calls. */
+static double timed(void (*fn)(void), int n)
+{
+	uint64_t t = now_ns();
+	int i;
+
+	for (i = 0; i < n; i++)
+		fn();
+	return (double)(now_ns() - t) / n;
+}
+
+/*
+ * Rounds of @n calls without events, then with @mode's events; reports
+ * @id (with events), @id_added (per-round differences) and, when @none_id
+ * is set, the rounds without events.
+ */
+static void measure(const char *none_id, const char *id, const char *id_added,
+		    void (*fn)(void), enum mode mode, int n, int runs)
+{
+	double none[FORK_RUNS], with[FORK_RUNS], added[FORK_RUNS], t0, t1;
+	int fds[64], nfd, r, i;
+
+	for (r = -2; r < runs; r++) {
+		t0 = timed(fn, n);
+		nfd = open_events(mode, fds);
+		t1 = timed(fn, n);
+		for (i = 0; i < nfd; i++)
+			close(fds[i]);
+		if (r < 0)
+			continue;
+		none[r] = t0;
+		with[r] = t1;
+		added[r] = t1 - t0;
 	}
-	for (i = 0; i < nfd; i++)
-		close(fds[i]);
-	return report_runs(id, "ns", v, RUNS);
+	if (none_id)
+		report_runs(none_id, "ns", none, runs);
+	report_runs(id, "ns", with, runs);
+	report_runs(id_added, "ns", added, runs);
 }
 
 int main(void)
 {
-	double none;
-
 	pin_cpu(0);
-	none = measure("thread_none", one_thread, NONE, 40);
-	report("thread_inherit_task_added", "ns",
-	       measure("thread_inherit_task", one_thread, INHERIT_TASK, 40) - none);
-	report("thread_inherit_cpu_added", "ns",
-	       measure("thread_inherit_cpu", one_thread, INHERIT_CPU, 40) - none);
-
-	none = measure("fork_none", one_fork, NONE, 20);
-	report("fork_inherit_task_added", "ns",
-	       measure("fork_inherit_task", one_fork, INHERIT_TASK, 20) - none);
-	report("fork_inherit_cpu_added", "ns",
-	       measure("fork_inherit_cpu", one_fork, INHERIT_CPU, 20) - none);
+	measure("thread_none", "thread_inherit_task", "thread_inherit_task_added",
+		one_thread, INHERIT_TASK, 40, THREAD_RUNS);
+	measure(NULL, "thread_inherit_cpu", "thread_inherit_cpu_added",
+		one_thread, INHERIT_CPU, 40, THREAD_RUNS);
+	measure("fork_none", "fork_inherit_task", "fork_inherit_task_added",
+		one_fork, INHERIT_TASK, 20, FORK_RUNS);
+	measure(NULL, "fork_inherit_cpu", "fork_inherit_cpu_added",
+		one_fork, INHERIT_CPU, 20, FORK_RUNS);
 	return 0;
 }
