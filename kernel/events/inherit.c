@@ -176,6 +176,8 @@ static void unlink_from_parent(struct perf_event *event)
 	mutex_lock(&parent->child_mutex);
 	if (!list_empty(&event->child_entry)) {
 		perf_event_sync_child(event);
+		/* Lockless readers (has_copies()) see the sums once it is gone. */
+		smp_mb__after_atomic();
 		list_del_init(&event->child_entry);
 	}
 	mutex_unlock(&parent->child_mutex);

@@ -73,14 +73,31 @@ static void update_group_times(struct perf_event *leader)
 		perf_event_update_time(sibling);
 }
 
+/*
+ * Bring the counts of a group active on this CPU up to date, in one read
+ * transaction of its PMU; its context locked, interrupts off.
+ */
+static void read_group_counts(struct perf_event *leader)
+{
+	struct pmu *pmu = leader->pmu_ctx->pmu;
+	struct perf_event *sibling;
+
+	pmu->start_txn(pmu, PERF_PMU_TXN_READ);
+	leader->pmu->read(leader);
+	for_each_sibling_event(sibling, leader) {
+		if (sibling->state == PERF_EVENT_STATE_ACTIVE)
+			sibling->pmu->read(sibling);
+	}
+	pmu->commit_txn(pmu);
+}
+
 /* On the event's CPU, interrupts off. */
 static void __perf_event_read(void *info)
 {
 	struct read_request *req = info;
-	struct perf_event *event = req->event, *sibling;
+	struct perf_event *event = req->event;
 	struct perf_event_context *ctx = event->ctx;
 	struct perf_cpu_context *cpuctx = this_cpu_ptr(&perf_cpu_context);
-	struct pmu *pmu;
 
 	/* The task may have been switched out since the IPI was sent. */
 	if (ctx->task && cpuctx->task_ctx != ctx)
@@ -102,14 +119,7 @@ static void __perf_event_read(void *info)
 		goto unlock;
 	}
 
-	pmu = event->pmu_ctx->pmu;
-	pmu->start_txn(pmu, PERF_PMU_TXN_READ);
-	event->pmu->read(event);
-	for_each_sibling_event(sibling, event) {
-		if (sibling->state == PERF_EVENT_STATE_ACTIVE)
-			sibling->pmu->read(sibling);
-	}
-	pmu->commit_txn(pmu);
+	read_group_counts(event);
 unlock:
 	raw_spin_unlock(&ctx->lock);
 }
@@ -370,7 +380,26 @@ unlock:
  * times are computed as of now rather than settled, which saves the
  * context's clock update; the counts are read after them, as the slow
  * path does.  Each returns -EAGAIN when it cannot answer.
+ *
+ * child_list is looked at without child_mutex: a copy being added by a
+ * fork at that moment has counted nothing yet, so leaving it out reads
+ * what a read just before the fork would; a copy that has gone folded its
+ * count and times into the event before it left the list (see
+ * has_copies()).
  */
+
+/*
+ * Whether @event has inherited copies.  The smp_rmb() pairs with the
+ * smp_mb__after_atomic() in unlink_from_parent(): once a copy is seen
+ * gone, what it folded into @event is seen too.
+ */
+static __always_inline bool has_copies(struct perf_event *event)
+{
+	if (!list_empty(&event->child_list))
+		return true;
+	smp_rmb();	/* the list, then the sums folded in */
+	return false;
+}
 
 /* Values a group read on the event's own CPU gathers on the stack. */
 #define READ_HERE_MAX	32
@@ -405,7 +434,7 @@ static ssize_t read_one_here(struct perf_event *event, u64 read_format,
 	int n;
 
 	/* A single event's read size never changes. */
-	if (count < event->read_size || !list_empty(&event->child_list))
+	if (count < event->read_size || has_copies(event))
 		return -EAGAIN;
 
 	ctx = lock_if_counting_here(event, &flags);
@@ -435,15 +464,14 @@ static noinline ssize_t read_group_here(struct perf_event *event,
 					u64 read_format, char __user *buf,
 					size_t count)
 {
-	struct perf_event *leader = event->group_leader, *sibling;
+	struct perf_event *leader = event->group_leader;
 	u64 values[READ_HERE_MAX] __uninitialized;
 	u64 enabled = 0, running = 0;
 	struct perf_event_context *ctx;
 	unsigned long flags;
-	struct pmu *pmu;
 	size_t size;
 
-	if (!list_empty(&leader->child_list))
+	if (has_copies(leader))
 		return -EAGAIN;
 
 	ctx = lock_if_counting_here(leader, &flags);
@@ -456,14 +484,7 @@ static noinline ssize_t read_group_here(struct perf_event *event,
 	}
 	if (read_format & READ_TIMES)
 		perf_event_times_now(leader, perf_clock(), &enabled, &running);
-	pmu = leader->pmu_ctx->pmu;
-	pmu->start_txn(pmu, PERF_PMU_TXN_READ);
-	leader->pmu->read(leader);
-	for_each_sibling_event(sibling, leader) {
-		if (sibling->state == PERF_EVENT_STATE_ACTIVE)
-			sibling->pmu->read(sibling);
-	}
-	pmu->commit_txn(pmu);
+	read_group_counts(leader);
 	group_values(leader, read_format, values, enabled, running, false);
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 

@@ -301,8 +301,9 @@ static int check_open_policy(const struct perf_event_attr *attr)
  * a file that is never installed in a descriptor table: an open then only
  * allocates its struct file.  User space sees the same as with a dentry of
  * its own per file (the "anon_inode:[perf_event]" link, the anon inode).
- * The template is made once at boot, before user space runs; without it,
- * each open makes its own dentry.
+ * The template is set once at boot, before user space runs, and read
+ * without a lock after; it is never fput(), so perf_fops never sees its
+ * NULL private_data.  Without it, each open makes its own dentry.
  */
 static struct file *perf_file_template;
 
