@@ -416,25 +416,28 @@ void perf_event_drop_owner(struct perf_event *event)
 
 /**
  * perf_event_wakeup - wake whoever polls or waits on an event
- * @event: the event
+ * @event: the event; for an inherited copy, its original's pollers and
+ *	fasync owner are woken (the copy's own pending_kill is the band)
  */
 void perf_event_wakeup(struct perf_event *event)
 {
+	struct perf_event *orig = event->parent ? event->parent : event;
 	int band = event->pending_kill;
 	struct perf_event *reader;
 	struct perf_buffer *rb;
 
-	wake_up_all(&event->waitq);
+	/* A copy's pollers and fasync owners are its original's. */
+	wake_up_all(&orig->waitq);
 	/*
 	 * Every event attached to the same buffer polls the same data.  The
-	 * list is walked under RCU (see ring_buffer.c); @event itself is on
+	 * list is walked under RCU (see ring_buffer.c); @orig itself is on
 	 * it when it has a buffer and was woken above.
 	 */
 	rcu_read_lock();
-	rb = rcu_dereference(event->rb);
+	rb = rcu_dereference(orig->rb);
 	if (rb) {
 		list_for_each_entry_rcu(reader, &rb->event_list, rb_entry) {
-			if (reader != event)
+			if (reader != orig)
 				wake_up_all(&reader->waitq);
 		}
 	}
@@ -442,7 +445,7 @@ void perf_event_wakeup(struct perf_event *event)
 	if (!band)
 		return;
 	event->pending_kill = 0;
-	kill_fasync(&event->fasync, SIGIO, band);
+	kill_fasync(&orig->fasync, SIGIO, band);
 }
 
 /**

@@ -2869,6 +2869,35 @@ TEST(sigio_without_buffer)
 }
 
 /*
+ * An inherited copy's overflows signal its original's fasync owner, with
+ * the original's fd: each page fault of a forked child brings a signal.
+ */
+TEST(sigio_from_inherited_copy)
+{
+	int sig = SIGRTMIN + 4, fd, n;
+	struct perf_event_attr a;
+	siginfo_t si[64];
+
+	block_sig(sig);
+	fault_attr(&a, ST_IT);
+	a.inherit = 1;
+	fd = open_attr(&a, 0, -1);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(make_async(fd, sig), 0);
+	ev_enable(fd);
+	ASSERT_EQ(touch_in_child(-1, 8), 0);
+	ev_disable(fd);
+	n = collect_sigs(sig, si, 64, 300);
+	EXPECT_EQ(n, (int)read_count(fd));
+	EXPECT_GE(n, 8);
+	if (n > 0) {
+		EXPECT_EQ(si[n - 1].si_code, POLL_IN);
+		EXPECT_EQ(si[n - 1].si_fd, fd);
+	}
+	close(fd);
+}
+
+/*
  * PERF_EVENT_IOC_REFRESH(n): the n-th overflow disables the event and
  * signals POLL_HUP (si_band POLLHUP|POLLERR); the ones before POLL_IN.
  */
