@@ -449,7 +449,6 @@ struct perf_event {
 	struct list_head		group_entry;	/* pmu_ctx group list */
 	struct list_head		sibling_list;	/* leader: siblings; sibling: link */
 	struct list_head		active_list;	/* pmu_ctx active list */
-	struct list_head		migrate_entry;
 
 	struct hlist_node		hlist_entry;	/* software event hash */
 	struct list_head		active_entry;
@@ -483,29 +482,13 @@ struct perf_event {
 	struct perf_event_pmu_context	*pmu_ctx;
 	atomic_long_t			refcount;
 
-	/* Counts and times folded in from children that have exited. */
-	atomic64_t			child_total_time_enabled;
-	atomic64_t			child_total_time_running;
-
-	struct mutex			child_mutex;	/* guards child_list */
-	struct list_head		child_list;	/* parent: live children */
 	struct list_head		child_entry;	/* child: link in parent */
 	struct perf_event		*parent;
 
 	int				oncpu;
 	int				cpu;
 
-	struct list_head		owner_entry;
-	struct task_struct		*owner;
-
-	struct mutex			mmap_mutex;	/* guards rb, mmap_count */
-	atomic_t			mmap_count;
-
 	struct perf_buffer		*rb;
-	struct list_head		rb_entry;
-
-	wait_queue_head_t		waitq;
-	struct fasync_struct		*fasync;
 
 	unsigned int			pending_wakeup;
 	unsigned int			pending_kill;
@@ -516,7 +499,6 @@ struct perf_event {
 	struct irq_work			pending_disable_irq;
 	struct callback_head		pending_task;
 
-	struct perf_addr_filters_head	addr_filters;
 	struct perf_addr_filter_range	*addr_filter_ranges;
 
 	void (*destroy)(struct perf_event *event);
@@ -547,6 +529,32 @@ struct perf_event {
 
 	atomic_t			event_limit;
 	__u32				orig_type;
+
+	/*
+	 * What only an original event (one user space or a kernel user
+	 * opened) has.  Inherited copies are allocated without this tail
+	 * (perf_event_alloc()): their owner, buffer, pollers, fasync and
+	 * children are their original's.  Nothing here may be touched
+	 * through a copy.
+	 */
+	struct list_head		owner_entry;	/* first of the tail */
+	struct task_struct		*owner;
+
+	/* Counts and times folded in from children that have exited. */
+	atomic64_t			child_total_time_enabled;
+	atomic64_t			child_total_time_running;
+	struct mutex			child_mutex;	/* guards child_list */
+	struct list_head		child_list;	/* live children */
+
+	struct mutex			mmap_mutex;	/* guards rb, mmap_count */
+	atomic_t			mmap_count;
+	struct list_head		rb_entry;	/* rb->event_list */
+
+	wait_queue_head_t		waitq;
+	struct fasync_struct		*fasync;
+
+	struct list_head		migrate_entry;
+	struct perf_addr_filters_head	addr_filters;
 #endif /* CONFIG_PERF_EVENTS */
 };
 

@@ -22,14 +22,40 @@
 #include "internal.h"
 
 static atomic64_t perf_event_id;
-static struct kmem_cache *perf_event_cache;
+static struct kmem_cache *perf_event_cache;	/* originals, whole */
+static struct kmem_cache *perf_copy_cache;	/* copies, without the tail */
+
+/* An inherited copy ends where the original-only tail begins. */
+#define PERF_COPY_SIZE	offsetof(struct perf_event, owner_entry)
 
 /**
- * perf_event_cache_init - create the slab cache for events; boot only
+ * perf_event_cache_init - create the slab caches for events; boot only
  */
 void __init perf_event_cache_init(void)
 {
 	perf_event_cache = KMEM_CACHE(perf_event, SLAB_PANIC);
+	perf_copy_cache = kmem_cache_create("perf_event_copy", PERF_COPY_SIZE,
+					    __alignof__(struct perf_event),
+					    SLAB_PANIC, NULL);
+}
+
+static struct kmem_cache *cache_of(struct perf_event *event)
+{
+	return event->parent ? perf_copy_cache : perf_event_cache;
+}
+
+/* The original-only tail of a new original (see struct perf_event). */
+static void init_original_tail(struct perf_event *event)
+{
+	INIT_LIST_HEAD(&event->owner_entry);
+	INIT_LIST_HEAD(&event->child_list);
+	mutex_init(&event->child_mutex);
+	mutex_init(&event->mmap_mutex);
+	INIT_LIST_HEAD(&event->rb_entry);
+	init_waitqueue_head(&event->waitq);
+	INIT_LIST_HEAD(&event->migrate_entry);
+	INIT_LIST_HEAD(&event->addr_filters.list);
+	raw_spin_lock_init(&event->addr_filters.lock);
 }
 
 /**
@@ -171,27 +197,23 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	if (attr->sigtrap && !task)
 		return ERR_PTR(-EINVAL);
 
-	event = kmem_cache_alloc_node(perf_event_cache, GFP_KERNEL | __GFP_ZERO,
+	event = kmem_cache_alloc_node(parent_event ? perf_copy_cache : perf_event_cache,
+				      GFP_KERNEL | __GFP_ZERO,
 				      cpu >= 0 ? cpu_to_node(cpu) : NUMA_NO_NODE);
 	if (!event)
 		return ERR_PTR(-ENOMEM);
 
+	/* Set first: it tells which cache the event goes back to. */
+	event->parent = parent_event;
+	if (!parent_event)
+		init_original_tail(event);
 	INIT_LIST_HEAD(&event->event_entry);
 	INIT_LIST_HEAD(&event->group_entry);
 	INIT_LIST_HEAD(&event->sibling_list);
 	INIT_LIST_HEAD(&event->active_list);
-	INIT_LIST_HEAD(&event->migrate_entry);
 	INIT_LIST_HEAD(&event->active_entry);
-	INIT_LIST_HEAD(&event->child_list);
 	INIT_LIST_HEAD(&event->child_entry);
-	INIT_LIST_HEAD(&event->owner_entry);
-	INIT_LIST_HEAD(&event->rb_entry);
-	INIT_LIST_HEAD(&event->addr_filters.list);
 	INIT_HLIST_NODE(&event->hlist_entry);
-	raw_spin_lock_init(&event->addr_filters.lock);
-	mutex_init(&event->child_mutex);
-	mutex_init(&event->mmap_mutex);
-	init_waitqueue_head(&event->waitq);
 	init_irq_work(&event->pending_irq, perf_pending_irq);
 	event->pending_disable_irq = IRQ_WORK_INIT_HARD(perf_pending_disable);
 	init_task_work(&event->pending_task, perf_pending_task);
@@ -211,7 +233,6 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	}
 
 	/* A copy inherits what its original was given, handler included. */
-	event->parent = parent_event;
 	if (parent_event) {
 		event->clock = parent_event->clock;
 		event->event_caps = parent_event->event_caps;
@@ -296,7 +317,7 @@ static void free_event_rcu(struct rcu_head *head)
 {
 	struct perf_event *event = container_of(head, struct perf_event, rcu_head);
 
-	kmem_cache_free(perf_event_cache, event);
+	kmem_cache_free(cache_of(event), event);
 }
 
 static void __free_event(struct perf_event *event)

@@ -96,6 +96,20 @@ static inline unsigned long perf_data_size(struct perf_buffer *rb)
 	return (unsigned long)rb->nr_pages << PAGE_SHIFT;
 }
 
+/*
+ * Times folded in from exited copies: only an original has them (a copy
+ * has no original-only tail, see struct perf_event).
+ */
+static inline u64 perf_child_time_enabled(struct perf_event *event)
+{
+	return event->parent ? 0 : atomic64_read(&event->child_total_time_enabled);
+}
+
+static inline u64 perf_child_time_running(struct perf_event *event)
+{
+	return event->parent ? 0 : atomic64_read(&event->child_total_time_running);
+}
+
 /* Only the original event of inherited copies has fasync state. */
 static inline struct fasync_struct **perf_event_fasync(struct perf_event *event)
 {

@@ -248,9 +248,9 @@ static void output_read_one(struct perf_output_handle *handle,
 
 	v[n++] = sample_count(event, inherit_sample_read(event));
 	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		v[n++] = enabled + atomic64_read(&event->child_total_time_enabled);
+		v[n++] = enabled + perf_child_time_enabled(event);
 	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		v[n++] = running + atomic64_read(&event->child_total_time_running);
+		v[n++] = running + perf_child_time_running(event);
 	if (rf & PERF_FORMAT_ID)
 		v[n++] = perf_event_primary_id(event);
 	if (rf & PERF_FORMAT_LOST)

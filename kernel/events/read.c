@@ -298,10 +298,10 @@ static __always_inline void group_values(struct perf_event *leader,
 	values[0] = 1 + leader->nr_siblings;
 	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
 		put_value(&values[n++], enabled +
-			  atomic64_read(&leader->child_total_time_enabled), add);
+			  perf_child_time_enabled(leader), add);
 	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
 		put_value(&values[n++], running +
-			  atomic64_read(&leader->child_total_time_running), add);
+			  perf_child_time_running(leader), add);
 
 	put_value(&values[n++], perf_event_count(leader), add);
 	if (read_format & PERF_FORMAT_ID)
