@@ -451,7 +451,6 @@ struct perf_event {
 	struct list_head		active_list;	/* pmu_ctx active list */
 
 	struct hlist_node		hlist_entry;	/* software event hash */
-	struct list_head		active_entry;
 	int				nr_siblings;
 
 	int				event_caps;
@@ -490,15 +489,6 @@ struct perf_event {
 
 	struct perf_buffer		*rb;
 
-	unsigned int			pending_wakeup;
-	unsigned int			pending_kill;
-	unsigned int			pending_disable;
-	unsigned int			pending_work;
-	unsigned long			pending_addr;
-	struct irq_work			pending_irq;
-	struct irq_work			pending_disable_irq;
-	struct callback_head		pending_task;
-
 	struct perf_addr_filter_range	*addr_filter_ranges;
 
 	void (*destroy)(struct perf_event *event);
@@ -527,8 +517,24 @@ struct perf_event {
 	void				*security;
 #endif
 
-	atomic_t			event_limit;
+	unsigned int			pending_disable;
 	__u32				orig_type;
+
+	/*
+	 * Overflow state: what a sampling event needs to act on its
+	 * overflows (wakeups, signals, the IOC_REFRESH limit).  Inherited
+	 * copies of counting events are allocated without it (and without
+	 * the tail below), so nothing here may be touched through an event
+	 * that cannot overflow.
+	 */
+	unsigned int			pending_wakeup;	/* first of the part */
+	unsigned int			pending_kill;
+	unsigned int			pending_work;
+	atomic_t			event_limit;
+	unsigned long			pending_addr;
+	struct irq_work			pending_irq;
+	struct irq_work			pending_disable_irq;
+	struct callback_head		pending_task;
 
 	/*
 	 * What only an original event (one user space or a kernel user
@@ -555,6 +561,7 @@ struct perf_event {
 
 	struct list_head		migrate_entry;
 	struct perf_addr_filters_head	addr_filters;
+	struct list_head		active_entry;	/* CPU-wide PMUs' own use */
 #endif /* CONFIG_PERF_EVENTS */
 };
 

@@ -22,11 +22,24 @@
 #include "internal.h"
 
 static atomic64_t perf_event_id;
-static struct kmem_cache *perf_event_cache;	/* originals, whole */
-static struct kmem_cache *perf_copy_cache;	/* copies, without the tail */
 
-/* An inherited copy ends where the original-only tail begins. */
-#define PERF_COPY_SIZE	offsetof(struct perf_event, owner_entry)
+/*
+ * Three sizes of struct perf_event (see its layout): originals are whole;
+ * inherited copies stop where the original-only tail begins, and copies
+ * of counting events already where the overflow state begins.
+ */
+static struct kmem_cache *perf_event_cache;
+static struct kmem_cache *perf_copy_cache;
+static struct kmem_cache *perf_count_copy_cache;
+
+#define PERF_COPY_SIZE		offsetof(struct perf_event, owner_entry)
+#define PERF_COUNT_COPY_SIZE	offsetof(struct perf_event, pending_wakeup)
+
+static struct kmem_cache * __init event_cache(const char *name, size_t size)
+{
+	return kmem_cache_create(name, size, __alignof__(struct perf_event),
+				 SLAB_PANIC, NULL);
+}
 
 /**
  * perf_event_cache_init - create the slab caches for events; boot only
@@ -34,14 +47,27 @@ static struct kmem_cache *perf_copy_cache;	/* copies, without the tail */
 void __init perf_event_cache_init(void)
 {
 	perf_event_cache = KMEM_CACHE(perf_event, SLAB_PANIC);
-	perf_copy_cache = kmem_cache_create("perf_event_copy", PERF_COPY_SIZE,
-					    __alignof__(struct perf_event),
-					    SLAB_PANIC, NULL);
+	perf_copy_cache = event_cache("perf_event_copy", PERF_COPY_SIZE);
+	perf_count_copy_cache = event_cache("perf_event_count_copy",
+					    PERF_COUNT_COPY_SIZE);
+}
+
+/*
+ * Whether @event has its overflow state.  Only a sampling event can
+ * overflow, and whether an event samples is fixed at its creation
+ * (PERF_EVENT_IOC_PERIOD cannot set a period of zero, nor give one to a
+ * counting event).
+ */
+static bool has_overflow_state(struct perf_event *event)
+{
+	return !(event->attach_state & PERF_ATTACH_COUNT_ONLY);
 }
 
 static struct kmem_cache *cache_of(struct perf_event *event)
 {
-	return event->parent ? perf_copy_cache : perf_event_cache;
+	if (!event->parent)
+		return perf_event_cache;
+	return has_overflow_state(event) ? perf_copy_cache : perf_count_copy_cache;
 }
 
 /* The original-only tail of a new original (see struct perf_event). */
@@ -56,6 +82,7 @@ static void init_original_tail(struct perf_event *event)
 	INIT_LIST_HEAD(&event->migrate_entry);
 	INIT_LIST_HEAD(&event->addr_filters.list);
 	raw_spin_lock_init(&event->addr_filters.lock);
+	INIT_LIST_HEAD(&event->active_entry);
 }
 
 /**
@@ -167,6 +194,14 @@ static void perf_pending_task(struct callback_head *work)
 	put_event(event);
 }
 
+/* The overflow state of an event that can overflow. */
+static void init_overflow_state(struct perf_event *event)
+{
+	init_irq_work(&event->pending_irq, perf_pending_irq);
+	event->pending_disable_irq = IRQ_WORK_INIT_HARD(perf_pending_disable);
+	init_task_work(&event->pending_task, perf_pending_task);
+}
+
 /**
  * perf_event_alloc - create an event and bind it to its PMU
  * @attr: the attributes, already validated
@@ -186,6 +221,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 				    perf_overflow_handler_t overflow_handler,
 				    void *context)
 {
+	struct kmem_cache *cache;
 	struct perf_event *event;
 	struct pmu *pmu;
 	u64 period;
@@ -197,26 +233,31 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	if (attr->sigtrap && !task)
 		return ERR_PTR(-EINVAL);
 
-	event = kmem_cache_alloc_node(parent_event ? perf_copy_cache : perf_event_cache,
-				      GFP_KERNEL | __GFP_ZERO,
+	if (!parent_event)
+		cache = perf_event_cache;
+	else if (attr->sample_period)	/* is_sampling_event() */
+		cache = perf_copy_cache;
+	else
+		cache = perf_count_copy_cache;
+	event = kmem_cache_alloc_node(cache, GFP_KERNEL | __GFP_ZERO,
 				      cpu >= 0 ? cpu_to_node(cpu) : NUMA_NO_NODE);
 	if (!event)
 		return ERR_PTR(-ENOMEM);
 
-	/* Set first: it tells which cache the event goes back to. */
+	/* Set first: they tell which cache the event goes back to. */
 	event->parent = parent_event;
+	if (cache == perf_count_copy_cache)
+		event->attach_state = PERF_ATTACH_COUNT_ONLY;
+	else
+		init_overflow_state(event);
 	if (!parent_event)
 		init_original_tail(event);
 	INIT_LIST_HEAD(&event->event_entry);
 	INIT_LIST_HEAD(&event->group_entry);
 	INIT_LIST_HEAD(&event->sibling_list);
 	INIT_LIST_HEAD(&event->active_list);
-	INIT_LIST_HEAD(&event->active_entry);
 	INIT_LIST_HEAD(&event->child_entry);
 	INIT_HLIST_NODE(&event->hlist_entry);
-	init_irq_work(&event->pending_irq, perf_pending_irq);
-	event->pending_disable_irq = IRQ_WORK_INIT_HARD(perf_pending_disable);
-	init_task_work(&event->pending_task, perf_pending_task);
 	atomic_long_set(&event->refcount, 1);
 
 	event->attr = *attr;
@@ -229,7 +270,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	event->clock = local_clock;
 	if (task) {
 		event->hw.target = get_task_struct(task);
-		event->attach_state = PERF_ATTACH_TASK;
+		event->attach_state |= PERF_ATTACH_TASK;
 	}
 
 	/* A copy inherits what its original was given, handler included. */
@@ -269,6 +310,10 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 		err = PTR_ERR(pmu);
 		goto err;
 	}
+	/* A PMU that made a counting copy sample would overrun it. */
+	err = -EINVAL;
+	if (WARN_ON_ONCE(!has_overflow_state(event) && is_sampling_event(event)))
+		goto err;
 
 	err = -EINVAL;
 	if (pmu->task_ctx_nr == perf_invalid_context && task)
@@ -324,8 +369,10 @@ static void __free_event(struct perf_event *event)
 {
 	struct perf_event *parent = event->parent;
 
-	irq_work_sync(&event->pending_irq);
-	irq_work_sync(&event->pending_disable_irq);
+	if (has_overflow_state(event)) {
+		irq_work_sync(&event->pending_irq);
+		irq_work_sync(&event->pending_disable_irq);
+	}
 
 	if (event->attach_state & PERF_ATTACH_ACCOUNTED) {
 		if (is_sampling_event(event))

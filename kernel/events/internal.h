@@ -44,6 +44,8 @@ enum event_type_t {
 #define PERF_ATTACH_SCHED_EVENTS	0x10000
 /* attach_state bit private to the core: counted in the side-band counters. */
 #define PERF_ATTACH_ACCOUNTED		0x20000
+/* attach_state bit private to the core: a copy without overflow state. */
+#define PERF_ATTACH_COUNT_ONLY		0x40000
 
 DECLARE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
 

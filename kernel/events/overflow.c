@@ -233,12 +233,13 @@ static void queue_sigtrap(struct perf_event *event, struct perf_sample_data *dat
 int __perf_event_overflow(struct perf_event *event, bool throttle,
 			  struct perf_sample_data *data, struct pt_regs *regs)
 {
-	int limit = atomic_read(&event->event_limit);
 	perf_overflow_handler_t handler;
-	int ret = 0;
+	int ret = 0, limit;
 
+	/* Only now is the overflow state known to be there. */
 	if (unlikely(!is_sampling_event(event)))
 		return 0;
+	limit = atomic_read(&event->event_limit);
 	if (account_overflow(event, throttle))
 		ret = 1;
 
