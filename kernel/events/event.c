@@ -310,12 +310,10 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 		err = PTR_ERR(pmu);
 		goto err;
 	}
-	/* A PMU that made a counting copy sample would overrun it. */
 	err = -EINVAL;
+	/* A PMU that made a counting copy sample would overrun it. */
 	if (WARN_ON_ONCE(!has_overflow_state(event) && is_sampling_event(event)))
 		goto err;
-
-	err = -EINVAL;
 	if (pmu->task_ctx_nr == perf_invalid_context && task)
 		goto err;
 	err = -EOPNOTSUPP;

@@ -7,7 +7,10 @@
  * Inheritance is flat: every copy points at the original event (the one
  * user space holds), never at an intermediate copy, so a grandchild's
  * count lands directly in the original.  A copy holds a reference on the
- * original and sits on its child_list (under its child_mutex).
+ * original and sits on its child_list (under its child_mutex).  A copy is
+ * allocated short (see struct perf_event): it has no owner, buffer,
+ * pollers or children of its own, and a copy of a counting event has no
+ * overflow state either, so none of these may be reached through it.
  *
  * Locking: fork runs in the parent and holds the parent context's mutex
  * while copying; the child's context is private until the child is
