@@ -47,6 +47,12 @@ make -s -C "$BASE_SRC/tools/testing/selftests/perf_events" OUTPUT="$dst/base" \
 for t in $BASE_TESTS; do
 	install -m 755 "$dst/base/$t" "$dst/base_$t"
 done
+# The runner's helpers: the slowness calibration and the alarm() scaler.
+mkdir -p "$dst/guest"
+gcc -O2 -Wall -o "$dst/guest/calibrate" "$PERFVM/guest/calibrate.c" ||
+	die "cannot build the calibration"
+gcc -O2 -Wall -shared -fPIC -o "$dst/guest/timeout_scale.so" \
+	"$PERFVM/guest/timeout_scale.c" || die "cannot build timeout_scale.so"
 # Programs the script tests drive, and their sources (gdb lists lines).
 for c in "$PERFVM"/tests/*.c; do
 	[ -e "$c" ] || continue

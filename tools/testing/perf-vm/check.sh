@@ -40,7 +40,7 @@ run() {	# label kernel smp mem timeout tests...
 	log "running ${#@} test programs on $label"
 	"$PERFVM/vm.sh" -k "$img" -s "$smp" -m "$mem" -t "$tmo" \
 		-c "$results/$label.console" -o "$results/$label.out" -- \
-		"PERFTEST_TIMEOUT=$((tmo / 3)) sh $PERFVM/guest-tests.sh $*" >/dev/null
+		"PERFTEST_TIMEOUT=$((tmo / 3)) PERFTEST_HELPERS=$tests_dir/guest sh $PERFVM/guest-tests.sh $*" >/dev/null
 	local st=$?
 	"$PERFVM/summarize.py" "$label" "$results/$label.out" \
 		"$results/$label.console" "$st" | tee "$results/$label.summary" |

@@ -5,6 +5,16 @@
 #   ##PERFTEST-BEGIN <name>
 #   ##PERFTEST-END <name> <exit status>
 limit=${PERFTEST_TIMEOUT:-300}
+# How slow this guest is (flavour and host load together): the test
+# programs' own alarms and the script tests' waits grow by that factor.
+helpers=${PERFTEST_HELPERS:-}
+if [ -x "$helpers/calibrate" ] && [ -r "$helpers/timeout_scale.so" ]; then
+	cal=$("$helpers/calibrate")
+	PERFTEST_TIMEOUT_SCALE=${cal%% *}
+	LD_PRELOAD=$helpers/timeout_scale.so
+	export PERFTEST_TIMEOUT_SCALE LD_PRELOAD
+	echo "# test timeouts scaled by $PERFTEST_TIMEOUT_SCALE (calibration ${cal#* } ns)"
+fi
 for t in "$@"; do
 	name=$(basename "$t")
 	echo "##PERFTEST-BEGIN $name"
@@ -15,10 +25,5 @@ for t in "$@"; do
 	echo "##PERFTEST-END $name $rc" >/dev/kmsg 2>/dev/null
 done
 # Report memory the kernel lost track of, when kmemleak is built in.
-if [ -w /sys/kernel/debug/kmemleak ]; then
-	echo scan >/sys/kernel/debug/kmemleak
-	sleep 6
-	echo scan >/sys/kernel/debug/kmemleak
-	cat /sys/kernel/debug/kmemleak
-fi
+sh "$(dirname "$0")/kmemleak-scan.sh"
 exit 0

@@ -32,16 +32,21 @@ passed = failed = skipped = 0
 fails = []
 xfails = []
 
-# Failures shared with the stock kernel, listed in expected-failures.
+# Failures listed in expected-failures: PROGRAM is a test program, or
+# KERNEL:PROGRAM for a failure of one kernel flavour only (the LABEL
+# starts with the flavour: stock-smp2 is of "stock").
 expected = []
 for line in read(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                           "expected-failures")):
     if line.strip() and not line.startswith("#"):
         prog, case, reason = line.split(None, 2)
-        expected.append((prog, re.compile(case + "$"), reason))
+        kernel, _, prog = prog.rpartition(":")
+        expected.append((kernel, prog, re.compile(case + "$"), reason))
 
 def expected_failure(prog, case):
-    for p, c, reason in expected:
+    for k, p, c, reason in expected:
+        if k and not label.startswith(k + "-"):
+            continue
         if p == prog and c.match(case):
             return reason
     return None

@@ -32,7 +32,8 @@ hbreak watch_target.c:$line
 continue
 continue
 EOC
-cd "$dir" && timeout 120 gdb -q -batch -x "$cmds" ./watch_target >"$out" 2>&1
+cd "$dir" && timeout $((60 * ${PERFTEST_TIMEOUT_SCALE:-2})) \
+	gdb -q -batch -x "$cmds" ./watch_target >"$out" 2>&1
 cat "$out" | sed 's/^/# /'
 
 n=0 fail=0

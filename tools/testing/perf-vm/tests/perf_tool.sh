@@ -102,7 +102,7 @@ fi
 range "record -d: fault addresses in the touched buffer" "$in" 64 64
 
 # --- system-wide ----------------------------------------------------------
-"$target" spin 3000 >/dev/null &
+"$target" spin $((1500 * ${PERFTEST_TIMEOUT_SCALE:-2})) >/dev/null &
 bg=$!
 perf record -a -o all.data -- sleep 1 >all.out 2>&1
 result $? "record -a exits 0" all.out
@@ -118,10 +118,13 @@ bg=
 # perf top --stdio reads keys from stdin: give it a pipe that stays quiet.
 # Its start-up (reading every task's maps and the kernel's symbols) takes
 # a few seconds on a debug kernel before the first samples arrive.
-"$target" spin 14000 >/dev/null &
+# Slow guests (a debug kernel, a busy host) get longer: the runner's
+# PERFTEST_TIMEOUT_SCALE is 2 on an idle host with the small kernel.
+k=${PERFTEST_TIMEOUT_SCALE:-2}
+"$target" spin $((7000 * k)) >/dev/null &
 bg=$!
-sleep 14 | timeout --preserve-status -s INT 10 perf top --stdio -d 1 \
-	>top.out 2>&1
+sleep $((7 * k)) | timeout --preserve-status -s INT $((5 * k)) \
+	perf top --stdio -d 1 >top.out 2>&1
 rc=$?
 kill $bg 2>/dev/null
 wait $bg 2>/dev/null
