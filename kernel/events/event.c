@@ -152,17 +152,28 @@ bool perf_event_validate_size(struct perf_event *event)
 	return true;
 }
 
+/*
+ * A disable asked for in an overflow, done on the CPU the event counts on.
+ * The work may run on a CPU the event has left: scheduling out completes
+ * the disable itself (event_sched_out()), but if the event was scheduled
+ * in on another CPU and asked for a disable again there, that second
+ * request found this work still queued here and could not queue it again;
+ * it is passed on to where the event now counts.
+ */
 static void perf_pending_disable(struct irq_work *entry)
 {
 	struct perf_event *event = container_of(entry, struct perf_event,
 						pending_disable_irq);
+	int cpu = READ_ONCE(event->oncpu);
 
-	if (!event->pending_disable)
+	if (!READ_ONCE(event->pending_disable) || cpu < 0)
 		return;
-	if (event->oncpu == smp_processor_id()) {
-		event->pending_disable = 0;
-		perf_event_disable_local(event);
+	if (cpu != smp_processor_id()) {
+		irq_work_queue_on(&event->pending_disable_irq, cpu);
+		return;
 	}
+	event->pending_disable = 0;
+	perf_event_disable_local(event);
 }
 
 /* Wakeups asked for from contexts that cannot wake anybody (NMI). */

@@ -493,14 +493,20 @@ void perf_prepare_sample(struct perf_sample_data *data,
 	empty = todo & (PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK);
 	data->dyn_size += hweight64(empty) * sizeof(u64);
 	data->sample_flags |= empty;
-	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
+	if ((st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) &&
+	    !(data->sample_flags & PERF_SAMPLE_REGS_USER))
 		sample_regs_user(&data->regs_user, regs);
+	/*
+	 * What adds to dyn_size is marked done: the same data is prepared
+	 * again for each further period a hit crosses.
+	 */
 	if (todo & PERF_SAMPLE_REGS_USER) {
 		int sz = sizeof(u64);
 
 		if (data->regs_user.regs)
 			sz += hweight64(event->attr.sample_regs_user) * sizeof(u64);
 		data->dyn_size += sz;
+		data->sample_flags |= PERF_SAMPLE_REGS_USER;
 	}
 	if (todo & PERF_SAMPLE_STACK_USER) {
 		u16 hdr = sizeof(struct perf_event_header) + event->header_size +
@@ -526,6 +532,7 @@ void perf_prepare_sample(struct perf_sample_data *data,
 		if (data->regs_intr.regs)
 			sz += hweight64(event->attr.sample_regs_intr) * sizeof(u64);
 		data->dyn_size += sz;
+		data->sample_flags |= PERF_SAMPLE_REGS_INTR;
 	}
 	if (todo & PERF_SAMPLE_PHYS_ADDR)
 		data->phys_addr = phys_of(data->addr);

@@ -457,28 +457,31 @@ static ssize_t read_one_here(struct perf_event *event, u64 read_format,
 	return n * sizeof(u64);
 }
 
-/* The group's size is checked under its context's lock, as members join
- * and leave under it.
+/*
+ * The leader is looked at only under the context's lock: members join and
+ * leave under it, and a leader that is released leaves its group (making
+ * each sibling a leader of its own) under it before it can be freed.
+ * @event holds a reference to its context.
  */
 static noinline ssize_t read_group_here(struct perf_event *event,
 					u64 read_format, char __user *buf,
 					size_t count)
 {
-	struct perf_event *leader = event->group_leader;
+	struct perf_event_context *ctx = event->ctx;
 	u64 values[READ_HERE_MAX] __uninitialized;
 	u64 enabled = 0, running = 0;
-	struct perf_event_context *ctx;
+	struct perf_event *leader;
 	unsigned long flags;
 	size_t size;
 
-	if (has_copies(leader))
-		return -EAGAIN;
-
-	ctx = lock_if_counting_here(leader, &flags);
-	if (!ctx)
-		return -EAGAIN;
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	leader = event->group_leader;
 	size = event->read_size;
-	if (size > count || size > sizeof(values)) {
+	/* A CPU event may have moved (perf_pmu_migrate_context()) meanwhile. */
+	if (READ_ONCE(event->ctx) != ctx ||
+	    READ_ONCE(leader->state) != PERF_EVENT_STATE_ACTIVE ||
+	    READ_ONCE(leader->oncpu) != smp_processor_id() ||
+	    has_copies(leader) || size > count || size > sizeof(values)) {
 		raw_spin_unlock_irqrestore(&ctx->lock, flags);
 		return -EAGAIN;
 	}

@@ -224,7 +224,15 @@ void perf_event_update_userpage(struct perf_event *event)
 	preempt_disable();
 	++pg->lock;
 	barrier();
-	pg->index = event->pmu->event_idx(event);
+	/*
+	 * A counter index means "read me with rdpmc": only while the event
+	 * is on this CPU's PMU does the index name its counter.  Elsewhere
+	 * the count is what offset says.
+	 */
+	pg->index = 0;
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
+	    READ_ONCE(event->oncpu) == smp_processor_id())
+		pg->index = event->pmu->event_idx(event);
 	pg->offset = perf_event_count(event);
 	if (pg->index)
 		pg->offset -= local64_read(&event->hw.prev_count);
@@ -642,6 +650,13 @@ again:
 	}
 }
 
+/*
+ * The buffer's last unmapping, whichever event's mapping it is, is seen by
+ * exactly one caller: the one whose decrement of rb->mmap_count reaches
+ * zero.  That caller alone returns the charge and detaches the events
+ * still redirected into the buffer; a mapping made meanwhile
+ * (perf_mmap()) finds the count at zero and makes a buffer of its own.
+ */
 static void perf_mmap_close(struct vm_area_struct *vma)
 {
 	struct perf_event *event = vma->vm_file->private_data;
@@ -649,18 +664,19 @@ static void perf_mmap_close(struct vm_area_struct *vma)
 	struct user_struct *user = rb->mmap_user;
 	unsigned long locked = rb->mmap_locked;
 	unsigned long pages = rb->nr_pages + 1;
+	bool last;
 
 	if (event->pmu->event_unmapped)
 		event->pmu->event_unmapped(event, vma->vm_mm);
 
-	atomic_dec(&rb->mmap_count);
-	if (!atomic_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex))
-		goto out;
-	/* No mapping through this event is left: it stops writing. */
-	ring_buffer_attach(event, NULL);
-	mutex_unlock(&event->mmap_mutex);
-
-	if (atomic_read(&rb->mmap_count))
+	last = atomic_dec_and_test(&rb->mmap_count);
+	if (atomic_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex)) {
+		/* No mapping through this event is left: it stops writing. */
+		if (event->rb == rb)
+			ring_buffer_attach(event, NULL);
+		mutex_unlock(&event->mmap_mutex);
+	}
+	if (!last)
 		goto out;
 
 	rb_detach_all(rb);

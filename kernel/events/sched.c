@@ -134,6 +134,9 @@ static int event_sched_in(struct perf_event *event,
 {
 	if (event->state <= PERF_EVENT_STATE_OFF)
 		return 0;
+	/* Added twice, a PMU would count it twice (or corrupt its lists). */
+	if (WARN_ON_ONCE(event->state == PERF_EVENT_STATE_ACTIVE))
+		return 0;
 
 	WRITE_ONCE(event->oncpu, smp_processor_id());
 	perf_event_set_state(event, PERF_EVENT_STATE_ACTIVE);
@@ -638,6 +641,13 @@ void perf_event_sched_in_live(struct perf_event *event,
 		perf_ctx_activate(cpuctx, ctx);
 		return;
 	}
+	/*
+	 * An install that found the task switched out added the event under
+	 * the lock and comes back here by IPI when the task runs again: its
+	 * switch-in may have put the event on already.
+	 */
+	if (event->state != PERF_EVENT_STATE_INACTIVE)
+		return;
 	if (leader == event) {
 		group_sched_in_now(event, event->pmu_ctx);
 		return;
@@ -853,6 +863,12 @@ static void __perf_event_period(struct perf_event *event,
 	event->hw.sample_period = value;
 	if (active) {
 		perf_pmu_disable(event->pmu);
+		/*
+		 * Restarted here, a throttled event samples again at once:
+		 * it is no longer throttled, and says so, or the tick would
+		 * start it a second time.
+		 */
+		perf_event_unthrottle(event, false);
 		event->pmu->stop(event, PERF_EF_UPDATE);
 	}
 	local64_set(&event->hw.period_left, 0);

@@ -14,6 +14,14 @@
  * Recursion: an event raised while another one of the same interrupt
  * level is being counted on this CPU is dropped.
  *
+ * Overflows: counting is lock-free, but an overflow is handled with
+ * interrupts off and only for an event counting on this CPU.  An event
+ * leaves its context (and so can lose its last reference) only through a
+ * cross-CPU call to the CPU it counts on, which cannot come in between:
+ * whatever the overflow queues (irq_work, task_work) is queued on an event
+ * that is still there.  Each sampling event gets a fresh sample data: one
+ * hit may feed several events of different sample_type.
+ *
  * The clocks count nanoseconds while ACTIVE: cpu-clock from the CPU's
  * clock, task-clock from its context's time (which only runs while the
  * task does).
@@ -127,23 +135,11 @@ static void swevent_overflow(struct perf_event *event, u64 overflow,
 	}
 }
 
-/**
- * perf_swevent_count - add @nr occurrences to a software-style event
- * @event: the event
- * @nr: occurrences
- * @data: sample data, for overflows
- * @regs: registers at the occurrence, or NULL (no sampling then)
- */
-void perf_swevent_count(struct perf_event *event, u64 nr,
-			struct perf_sample_data *data, struct pt_regs *regs)
+/* The sampling half of perf_swevent_count(); interrupts off. */
+static void swevent_sample(struct perf_event *event, u64 nr,
+			   struct perf_sample_data *data, struct pt_regs *regs)
 {
 	struct hw_perf_event *hwc = &event->hw;
-
-	local64_add(nr, &event->count);
-	if (!regs || !is_sampling_event(event))
-		return;
-	if (event->state != PERF_EVENT_STATE_ACTIVE)
-		return;
 
 	/*
 	 * As upstream: an event that records the period, in period mode,
@@ -165,6 +161,37 @@ void perf_swevent_count(struct perf_event *event, u64 nr,
 }
 
 /**
+ * perf_swevent_count - add @nr occurrences to a software-style event
+ * @event: the event
+ * @nr: occurrences
+ * @data: sample data, for overflows
+ * @regs: registers at the occurrence, or NULL (no sampling then)
+ */
+void perf_swevent_count(struct perf_event *event, u64 nr,
+			struct perf_sample_data *data, struct pt_regs *regs)
+{
+	unsigned long flags;
+
+	local64_add(nr, &event->count);
+	if (!regs || !is_sampling_event(event))
+		return;
+
+	/*
+	 * The overflow queues work (irq_work, task_work) that holds on to
+	 * the event, so the event must stay in its context until that is
+	 * done.  It leaves its context on this CPU, by a cross-CPU call
+	 * while it counts here: with interrupts off, an event seen counting
+	 * here stays so, and referenced, until they are back on.  Callers
+	 * from process context (page faults, tracepoints) have them on.
+	 */
+	local_irq_save(flags);
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE &&
+	    READ_ONCE(event->oncpu) == smp_processor_id())
+		swevent_sample(event, nr, data, regs);
+	local_irq_restore(flags);
+}
+
+/**
  * ___perf_sw_event - count a software event on this CPU, no recursion guard
  * @event_id: the PERF_COUNT_SW_* id
  * @nr: how many occurred
@@ -177,11 +204,17 @@ void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
 	struct perf_sample_data data __uninitialized;
 	struct perf_event *event;
 
-	perf_sample_data_init(&data, addr, 0);
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(event, head, hlist_entry) {
-		if (!swevent_excluded(event, regs))
-			perf_swevent_count(event, nr, &data, regs);
+		if (swevent_excluded(event, regs))
+			continue;
+		/*
+		 * A sample's data is gathered for one event's sample_type:
+		 * each sampling event starts from what the hit provides.
+		 */
+		if (is_sampling_event(event))
+			perf_sample_data_init(&data, addr, 0);
+		perf_swevent_count(event, nr, &data, regs);
 	}
 	rcu_read_unlock();
 }

@@ -17,6 +17,11 @@
  * the counter's CPU with interrupts off (the core's rule); the per-CPU
  * state needs no other lock.  It has no interrupt, so sampling events are
  * refused.
+ *
+ * Like a hardware PMU, it names the counter an event last used as the
+ * index user space would read with rdpmc (event_idx, counter + 1), and
+ * keeps naming it after the event left the counter: the core must only
+ * publish it while the event is on the PMU.
  */
 #include <linux/sched/clock.h>
 
@@ -78,6 +83,7 @@ static int test_pmu_add(struct perf_event *event, int flags)
 		return -EAGAIN;
 	__set_bit(idx, &tc->used);
 	event->hw.idx = idx;
+	event->hw.event_base_rdpmc = idx + 1;
 	event->hw.state = PERF_HES_STOPPED;
 	if (!(flags & PERF_EF_START))
 		return 0;
@@ -130,6 +136,12 @@ static void test_pmu_read(struct perf_event *event)
 		test_pmu_update(event);
 }
 
+/* The counter the event was last on, + 1; 0 before it ever was. */
+static int test_pmu_event_idx(struct perf_event *event)
+{
+	return event->hw.event_base_rdpmc;
+}
+
 static struct pmu perf_test_pmu = {
 	.task_ctx_nr	= perf_hw_context,
 	.capabilities	= PERF_PMU_CAP_NO_INTERRUPT | PERF_PMU_CAP_NO_NMI,
@@ -139,6 +151,7 @@ static struct pmu perf_test_pmu = {
 	.start		= test_pmu_start,
 	.stop		= test_pmu_stop,
 	.read		= test_pmu_read,
+	.event_idx	= test_pmu_event_idx,
 	.start_txn	= test_pmu_start_txn,
 	.commit_txn	= test_pmu_commit_txn,
 	.cancel_txn	= test_pmu_cancel_txn,
