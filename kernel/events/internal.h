@@ -57,8 +57,9 @@ DECLARE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
  * @overwrite: user space does not move data_tail (read-only mapping)
  * @paused: PERF_EVENT_IOC_PAUSE_OUTPUT
  * @poll: poll bits not yet reported
- * @head: where the next record goes (bytes written, ever)
- * @nest: writers on this CPU now (task, irq, nmi nesting)
+ * @head: where the next record goes (bytes claimed, ever)
+ * @published: the head last stored in the control page's data_head
+ * @nest: writers inside the buffer now, on any CPU and at any nesting
  * @events: records since the last wakeup_events wakeup
  * @wakeup: bumped for every wakeup due; writers compare snapshots
  * @lost: records dropped since the last PERF_RECORD_LOST
@@ -78,11 +79,12 @@ struct perf_buffer {
 	int				overwrite;
 	int				paused;
 	atomic_t			poll;
-	local_t				head;
-	unsigned int			nest;
-	local_t				events;
-	local_t				wakeup;
-	local_t				lost;
+	atomic_long_t			head;
+	atomic_long_t			published;
+	atomic_t			nest;
+	atomic_long_t			events;
+	atomic_long_t			wakeup;
+	atomic_long_t			lost;
 	long				watermark;
 	spinlock_t			event_lock;	/* guards event_list */
 	struct list_head		event_list;

@@ -708,9 +708,9 @@ written:
 	if (!event->attr.watermark && event->attr.wakeup_events) {
 		struct perf_buffer *rb = handle->rb;
 
-		if (local_inc_return(&rb->events) >= event->attr.wakeup_events) {
-			local_sub(event->attr.wakeup_events, &rb->events);
-			local_inc(&rb->wakeup);
+		if (atomic_long_inc_return(&rb->events) >= event->attr.wakeup_events) {
+			atomic_long_sub(event->attr.wakeup_events, &rb->events);
+			atomic_long_inc(&rb->wakeup);
 		}
 	}
 }

@@ -30,14 +30,22 @@
  * to the mm's pinned_vm and need RLIMIT_MEMLOCK room or CAP_IPC_LOCK,
  * unless perf_event_paranoid is -1.
  *
- * Writing records (perf_output_begin() .. perf_output_end()): writers on
- * one CPU may nest (a task writing is interrupted by an interrupt handler
- * writing, itself interrupted by an NMI writing) but never run on two CPUs
- * at once for the same buffer... except for buffers shared by SET_OUTPUT
- * between events of different CPUs, which is why space is claimed with a
- * compare-and-exchange on @head.  The claimed space is filled, and only
- * the outermost writer publishes data_head, once every nested writer is
- * done, so user space never sees a head past unfinished records.
+ * Writing records (perf_output_begin() .. perf_output_end()): writers
+ * nest on one CPU (a task writing is interrupted by an interrupt handler
+ * writing, itself interrupted by an NMI writing) and may also run on
+ * several CPUs at once: inherited copies of a per-task event write into
+ * their original's buffer wherever their tasks run, and a per-task event
+ * may be redirected (SET_OUTPUT) into such a buffer.  So every field a
+ * writer changes is changed atomically: space is claimed by a
+ * compare-and-exchange on @head, and @nest counts the writers inside, of
+ * all CPUs.  data_head is stored only by a writer that finds itself alone
+ * inside (@nest is 1) after reading @head: every record below that head
+ * was claimed by a writer that entered before claiming and has left since,
+ * so it is complete.  Whoever leaves last checks that the head it leaves
+ * behind was published, and goes round again when it was not (another
+ * writer finished its record but found company and did not publish).
+ * User space never sees a head past an unfinished record, and data_head
+ * only moves forward.
  *
  * User space protocol: it reads data_head, then (after a read barrier)
  * the records, then stores data_tail; the kernel reads data_tail before
@@ -285,45 +293,43 @@ static void perf_output_wakeup(struct perf_output_handle *handle)
 	irq_work_queue(&event->pending_irq);
 }
 
-/* Leave the buffer: the outermost writer publishes the head. */
+/* Leave the buffer, publishing what is complete (see the top comment). */
 static void perf_output_put_handle(struct perf_output_handle *handle)
 {
 	struct perf_buffer *rb = handle->rb;
 	unsigned long head;
 
-	if (READ_ONCE(rb->nest) > 1) {
-		WRITE_ONCE(rb->nest, rb->nest - 1);
-		goto done;
-	}
 	for (;;) {
-		barrier();
-		head = local_read(&rb->head);
-		/* The records must be visible before the head that covers them. */
-		smp_wmb();
-		WRITE_ONCE(rb->user_page->data_head, head);
+		head = atomic_long_read(&rb->head);
 		/*
-		 * Publish before dropping the nest count: an interrupt that
-		 * writes after the drop publishes its own, newer head.  Then
-		 * look again: one that wrote before the drop left it to us.
+		 * Pairs with perf_output_claim(): a writer whose claim is
+		 * below @head entered before it claimed.  Alone inside, we
+		 * see every such writer gone, and (acquire) its record.
 		 */
-		barrier();
-		WRITE_ONCE(rb->nest, 0);
-		barrier();
-		if (likely(head == local_read(&rb->head)))
+		smp_mb();
+		if (atomic_read_acquire(&rb->nest) == 1) {
+			/* The records before the head that covers them. */
+			smp_wmb();
+			WRITE_ONCE(rb->user_page->data_head, head);
+			atomic_long_set(&rb->published, head);
+		}
+		if (likely(!atomic_dec_and_test(&rb->nest)))
 			break;
-		WRITE_ONCE(rb->nest, 1);
+		/* Last out: a record finished in company may be unpublished. */
+		if (likely(atomic_long_read(&rb->head) ==
+			   atomic_long_read(&rb->published)))
+			break;
+		atomic_inc(&rb->nest);
 	}
-	if (handle->wakeup != local_read(&rb->wakeup))
+	if (handle->wakeup != atomic_long_read(&rb->wakeup))
 		perf_output_wakeup(handle);
-done:
 	preempt_enable();
 }
 
 /* The LOST record that precedes the first record after a loss. */
 static noinline void output_lost(struct perf_output_handle *handle,
-				 struct perf_event *event)
+				 struct perf_event *event, long lost)
 {
-	struct perf_buffer *rb = handle->rb;
 	struct {
 		struct perf_event_header	header;
 		u64				id;
@@ -335,7 +341,7 @@ static noinline void output_lost(struct perf_output_handle *handle,
 	lost_rec.header.misc = 0;
 	lost_rec.header.size = sizeof(lost_rec);
 	lost_rec.id = event->id;
-	lost_rec.lost = local_xchg(&rb->lost, 0);
+	lost_rec.lost = lost;
 	perf_event_header__init_id(&lost_rec.header, &lost_data, event);
 	perf_output_put(handle, lost_rec);
 	perf_event__output_id_sample(event, handle, &lost_data);
@@ -346,9 +352,9 @@ static int perf_output_claim(struct perf_output_handle *handle,
 			     struct perf_event *event, unsigned int size,
 			     bool backward)
 {
-	unsigned long head, pos, tail, offset;
+	unsigned long head, tail, offset;
 	struct perf_buffer *rb;
-	long lost;
+	long lost, pos;
 
 	rcu_read_lock();
 	/* Inherited copies write into their original's buffer. */
@@ -359,7 +365,7 @@ static int perf_output_claim(struct perf_output_handle *handle,
 	if (unlikely(!rb || !rb->nr_pages))
 		goto none;
 	if (unlikely(READ_ONCE(rb->paused))) {
-		local_inc(&rb->lost);
+		atomic_long_inc(&rb->lost);
 		atomic64_inc(&event->lost_samples);
 		goto none;
 	}
@@ -368,8 +374,13 @@ static int perf_output_claim(struct perf_output_handle *handle,
 	handle->event = event;
 	handle->flags = 0;
 
-	/* Records lost before this one are reported first. */
-	lost = local_read(&rb->lost);
+	/*
+	 * Records lost before this one are reported first, by one writer:
+	 * whoever takes the count (and gives it back if it cannot write).
+	 */
+	lost = atomic_long_read(&rb->lost);
+	if (unlikely(lost))
+		lost = atomic_long_xchg(&rb->lost, 0);
 	if (unlikely(lost)) {
 		size += sizeof(struct perf_event_header) + 2 * sizeof(u64);
 		if (event->attr.sample_id_all)
@@ -377,10 +388,12 @@ static int perf_output_claim(struct perf_output_handle *handle,
 	}
 
 	preempt_disable();
-	WRITE_ONCE(rb->nest, rb->nest + 1);
-	handle->wakeup = local_read(&rb->wakeup);
+	atomic_inc(&rb->nest);
+	/* Inside before claiming: pairs with perf_output_put_handle(). */
+	smp_mb__after_atomic();
+	handle->wakeup = atomic_long_read(&rb->wakeup);
 
-	pos = local_read(&rb->head);
+	pos = atomic_long_read(&rb->head);
 	do {
 		head = pos;
 		tail = READ_ONCE(rb->user_page->data_tail);
@@ -388,7 +401,7 @@ static int perf_output_claim(struct perf_output_handle *handle,
 		    unlikely(!perf_rb_has_room(head, tail, perf_data_size(rb), size, backward)))
 			goto full;
 		head = backward ? head - size : head + size;
-	} while (!local_try_cmpxchg(&rb->head, &pos, head));
+	} while (!atomic_long_try_cmpxchg(&rb->head, &pos, head));
 
 	/* Where the claimed bytes start, counted upwards. */
 	if (backward) {
@@ -399,8 +412,8 @@ static int perf_output_claim(struct perf_output_handle *handle,
 	}
 
 	/* Every watermark's worth of data is a wakeup. */
-	if (unlikely(head - local_read(&rb->wakeup) > rb->watermark))
-		local_add(rb->watermark, &rb->wakeup);
+	if (unlikely(head - atomic_long_read(&rb->wakeup) > rb->watermark))
+		atomic_long_add(rb->watermark, &rb->wakeup);
 
 	handle->page = (offset >> PAGE_SHIFT) & (rb->nr_pages - 1);
 	offset &= PAGE_SIZE - 1;
@@ -408,11 +421,11 @@ static int perf_output_claim(struct perf_output_handle *handle,
 	handle->size = PAGE_SIZE - offset;
 
 	if (unlikely(lost))
-		output_lost(handle, event);
+		output_lost(handle, event, lost);
 	return 0;
 
 full:
-	local_inc(&rb->lost);
+	atomic_long_add(lost + 1, &rb->lost);
 	atomic64_inc(&event->lost_samples);
 	perf_output_put_handle(handle);
 none:
