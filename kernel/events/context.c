@@ -4,21 +4,57 @@
  * to them and taking events out, and running a change where a context is
  * live.
  *
- * Locking rules of the perf core (internal.h repeats the order):
+ * Locking rules of the perf core.
  *
  *  task->perf_event_mutex  guards task->perf_event_ctxp being set (here)
  *                          and cleared (exit), and task->perf_event_list.
  *  ctx->mutex              serialises changes of membership: events and
  *                          groups joining or leaving, and the user-driven
  *                          state changes (ioctl, prctl, exec).  Holders may
- *                          walk the lists and sleep.  A parent context's
- *                          mutex is taken before a child context's.
+ *                          walk the lists and sleep.
  *  event->child_mutex      guards event->child_list.
+ *  event->mmap_mutex       guards event->rb and the mapping counts.
  *  ctx->lock (raw)         guards everything the scheduling paths touch:
  *                          the lists, states, times, is_active.  Taken
- *                          with interrupts off.  On a CPU, the CPU
- *                          context's lock is taken before a task
- *                          context's (perf_ctx_lock()).
+ *                          with interrupts off.
+ *
+ * The lock order, outermost first: a lock may be taken while those above
+ * it are held, never the other way round.  The perf core's locks and the
+ * other subsystems' locks it meets are in one list, because a cycle
+ * through theirs deadlocks as surely as one through ours.
+ *
+ *   1. signal->exec_update_lock    perf_event_open() (read), exec (write)
+ *   2. task->perf_event_mutex      the task's context, its owned events
+ *   3. a task context's mutex      a parent context's before a child's
+ *                                  (fork copies the parent's events)
+ *   4. event_mutex                 tracing: creating, filtering and freeing
+ *                                  tracepoint events; under it the tracing
+ *                                  code takes tracepoints_mutex and 6.
+ *                                  Taken under 3 by tracepoint copies
+ *                                  (fork, exit); never under 7, hence
+ *                                  PERF_EVENT_IOC_SET_FILTER is called with
+ *                                  no context mutex held.
+ *   5. perf_sched_mutex            the context switch hooks' static key,
+ *                                  changed under 6
+ *   6. cpu_hotplug_lock            CPU hotplug holds it around its
+ *                                  callbacks, which take 7
+ *   7. a CPU context's mutex       two CPU contexts in address order
+ *                                  (perf_pmu_migrate_context())
+ *   8. event->child_mutex
+ *   9. event->mmap_mutex           two events' in address order (SET_OUTPUT);
+ *                                  also under mm->mmap_lock (perf_mmap())
+ *  10. rb->event_lock, bp_mutex, callchain_mutex, pmus_lock: leaves, under
+ *      which nothing else is taken.
+ *
+ *  Raw spinlocks, interrupts off: rq->lock (the context switch hooks) ->
+ *  the CPU context's ctx->lock -> a task context's ctx->lock -> a CPU
+ *  PMU part's hrtimer_lock and the PMU drivers' own locks.  A tracepoint
+ *  about another task takes that task's ctx->lock alone.
+ *
+ *  mm->mmap_lock has no order with 1-8: user memory is read and written
+ *  (ioctl arguments, read(2)) with no context mutex held, and perf_mmap()
+ *  and the MMAP records take none.  The security hooks are called with
+ *  nothing above held but 1 and 2 (open) and mmap_lock (perf_mmap()).
  *
  * A context is live on a CPU when its events may be on that CPU's PMUs:
  * the CPU's own context while it has events, a task's context while the

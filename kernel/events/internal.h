@@ -3,17 +3,22 @@
  * Declarations shared by the files of the perf core.  Nothing here is
  * visible outside kernel/events/.
  *
- * Lock order, outermost first (the full rules are in context.c):
+ * Lock order, outermost first, in short (the full list, with the other
+ * subsystems' locks in it, is at the top of context.c):
  *   task->perf_event_mutex
- *     ctx->mutex                 (a parent's before its child's)
- *       event->child_mutex
- *         cpuctx->ctx.lock       (raw, interrupts off)
- *           task ctx->lock       (raw)
+ *     task ctx->mutex            (a parent's before its child's)
+ *       cpu_hotplug_lock
+ *         CPU ctx->mutex
+ *           event->child_mutex
+ *             event->mmap_mutex
+ *   cpuctx->ctx.lock             (raw, interrupts off)
+ *     task ctx->lock             (raw)
  */
 #ifndef _KERNEL_EVENTS_INTERNAL_H
 #define _KERNEL_EVENTS_INTERNAL_H
 
 #include <linux/perf_event.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/task_work.h>
@@ -332,8 +337,7 @@ u64 perf_event_count(struct perf_event *event);
 void perf_event_times_now(struct perf_event *event, u64 now, u64 *enabled,
 			  u64 *running);
 void perf_event_read(struct perf_event *event, bool group);
-ssize_t perf_read_event(struct perf_event *event, char __user *buf,
-			size_t count);
+ssize_t perf_read_event(struct perf_event *event, u64 *values, size_t count);
 ssize_t perf_read_event_unlocked(struct perf_event *event, char __user *buf,
 				 size_t count);
 void perf_event_sync_child(struct perf_event *child);

@@ -6,8 +6,9 @@
  * Locking: an ACTIVE event is read on its CPU by IPI, under its context's
  * lock; any other event under its context's lock from anywhere.  The
  * child list is walked under event->child_mutex, which keeps the children
- * from being freed.  read(2) holds the event's ctx->mutex, so the group's
- * membership (and so the layout size) cannot change under it.
+ * from being freed.  read(2) gathers the values holding the event's
+ * ctx->mutex, so the group's membership (and so the layout size) cannot
+ * change under it, and copies them out after dropping it.
  */
 #include <linux/uaccess.h>
 #include <linux/slab.h>
@@ -265,15 +266,13 @@ static __always_inline int one_values(struct perf_event *event,
 }
 
 static ssize_t perf_read_one(struct perf_event *event, u64 read_format,
-			     char __user *buf)
+			     u64 *values)
 {
-	u64 count, enabled, running, values[5];
+	u64 count, enabled, running;
 	int n;
 
 	count = perf_event_read_value(event, &enabled, &running);
 	n = one_values(event, read_format, values, count, enabled, running);
-	if (copy_to_user(buf, values, n * sizeof(u64)))
-		return -EFAULT;
 	return n * sizeof(u64);
 }
 
@@ -336,17 +335,12 @@ static void perf_read_group_add(struct perf_event *leader, u64 read_format,
 }
 
 static ssize_t perf_read_group(struct perf_event *event, u64 read_format,
-			       char __user *buf)
+			       u64 *values)
 {
 	struct perf_event *leader = event->group_leader, *child;
-	size_t size = event->read_size;
-	ssize_t ret = size;
-	u64 *values;
+	ssize_t ret = event->read_size;
 
-	values = kzalloc(size, GFP_KERNEL);
-	if (!values)
-		return -ENOMEM;
-
+	memset(values, 0, ret);
 	mutex_lock(&leader->child_mutex);
 	list_for_each_entry(child, &leader->child_list, child_entry) {
 		/*
@@ -364,10 +358,6 @@ static ssize_t perf_read_group(struct perf_event *event, u64 read_format,
 		perf_read_group_add(child, read_format, values, true);
 unlock:
 	mutex_unlock(&leader->child_mutex);
-
-	if (ret > 0 && copy_to_user(buf, values, size))
-		ret = -EFAULT;
-	kfree(values);
 	return ret;
 }
 
@@ -517,15 +507,19 @@ ssize_t perf_read_event_unlocked(struct perf_event *event, char __user *buf,
 }
 
 /**
- * perf_read_event - read(2) of an event: the layout read_format asks for
- * @event: the event; its ctx->mutex held
- * @buf: user buffer
- * @count: its size
+ * perf_read_event - what read(2) of an event returns, in read_format's layout
+ * @event: the event; its ctx->mutex held, so its read_size is stable
+ * @values: where the values go: event->read_size bytes
+ * @count: the size of the caller's buffer
  *
- * Return: bytes copied, 0 for a pinned group in the ERROR state,
- * -ENOSPC for a buffer too small, or -EFAULT.
+ * The caller copies the values to user space once it has dropped the
+ * mutex: a page fault on the user's buffer (which may wait on anything,
+ * userfaultfd included) is not taken with the context locked.
+ *
+ * Return: bytes stored, 0 for a pinned group in the ERROR state, -ENOSPC
+ * for a buffer too small, or -ECHILD.
  */
-ssize_t perf_read_event(struct perf_event *event, char __user *buf, size_t count)
+ssize_t perf_read_event(struct perf_event *event, u64 *values, size_t count)
 {
 	u64 read_format = event->attr.read_format;
 
@@ -534,8 +528,8 @@ ssize_t perf_read_event(struct perf_event *event, char __user *buf, size_t count
 	if (count < event->read_size)
 		return -ENOSPC;
 	if (read_format & PERF_FORMAT_GROUP)
-		return perf_read_group(event, read_format, buf);
-	return perf_read_one(event, read_format, buf);
+		return perf_read_group(event, read_format, values);
+	return perf_read_one(event, read_format, values);
 }
 
 /**

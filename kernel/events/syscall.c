@@ -12,7 +12,9 @@
  * Locking: an event is created, grouped and installed with its context's
  * mutex held, and with the target task's exec_update_lock read-held so an
  * exec (which may change credentials) cannot slip between the permission
- * check and the install.  ioctls and read hold the event's ctx->mutex.
+ * check and the install.  ioctls (but SET_FILTER) and read hold the
+ * event's ctx->mutex; read copies its values to user space after
+ * dropping it.
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
@@ -612,15 +614,30 @@ static ssize_t perf_read(struct file *file, char __user *buf, size_t count,
 	struct perf_event *ev = file->private_data;
 	struct perf_event_context *locked;
 	ssize_t done = security_perf_event_read(ev);
+	u64 small[5], *values = small;
 
 	if (done)
 		return done;
 	done = perf_read_event_unlocked(ev, buf, count);
 	if (done != -EAGAIN)
 		return done;
+
 	locked = perf_event_ctx_lock(ev);
-	done = perf_read_event(ev, buf, count);
+	/* A group's read may not fit on the stack: at most 16 KiB. */
+	if (ev->read_size > sizeof(small)) {
+		values = kmalloc(ev->read_size, GFP_KERNEL);
+		if (!values) {
+			perf_event_ctx_unlock(ev, locked);
+			return -ENOMEM;
+		}
+	}
+	done = perf_read_event(ev, values, count);
 	perf_event_ctx_unlock(ev, locked);
+
+	if (done > 0 && copy_to_user(buf, values, done))
+		done = -EFAULT;
+	if (values != small)
+		kfree(values);
 	return done;
 }
 
@@ -717,8 +734,14 @@ static int perf_event_modify_attr(struct perf_event *event,
 	return err;
 }
 
+/* An ioctl's argument, copied in before the context is locked. */
+union ioctl_arg {
+	u64			value;
+	struct perf_event_attr	attr;
+};
+
 static long perf_ioctl_locked(struct perf_event *event, unsigned int cmd,
-			      unsigned long arg)
+			      unsigned long arg, union ioctl_arg *in)
 {
 	event_op_t op;
 
@@ -734,17 +757,8 @@ static long perf_ioctl_locked(struct perf_event *event, unsigned int cmd,
 		break;
 	case PERF_EVENT_IOC_REFRESH:
 		return _perf_event_refresh(event, arg);
-	case PERF_EVENT_IOC_PERIOD: {
-		u64 value;
-
-		if (copy_from_user(&value, (u64 __user *)arg, sizeof(value)))
-			return -EFAULT;
-		return _perf_event_period(event, value);
-	}
-	case PERF_EVENT_IOC_ID:
-		if (put_user(perf_event_primary_id(event), (u64 __user *)arg))
-			return -EFAULT;
-		return 0;
+	case PERF_EVENT_IOC_PERIOD:
+		return _perf_event_period(event, in->value);
 	case PERF_EVENT_IOC_SET_OUTPUT: {
 		struct perf_event *output = NULL;
 		struct fd f = EMPTY_FD;
@@ -760,16 +774,6 @@ static long perf_ioctl_locked(struct perf_event *event, unsigned int cmd,
 		fdput(f);
 		return ret;
 	}
-	case PERF_EVENT_IOC_SET_FILTER: {
-		char *filter = strndup_user((void __user *)arg, PAGE_SIZE);
-		int ret;
-
-		if (IS_ERR(filter))
-			return PTR_ERR(filter);
-		ret = perf_tp_set_filter(event, filter);
-		kfree(filter);
-		return ret;
-	}
 	case PERF_EVENT_IOC_SET_BPF: {
 		struct bpf_prog *prog = bpf_prog_get(arg);
 
@@ -782,14 +786,8 @@ static long perf_ioctl_locked(struct perf_event *event, unsigned int cmd,
 		return perf_event_pause_output(event, arg);
 	case PERF_EVENT_IOC_QUERY_BPF:
 		return -EOPNOTSUPP;
-	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES: {
-		struct perf_event_attr new;
-		int ret = perf_copy_attr((struct perf_event_attr __user *)arg, &new);
-
-		if (ret)
-			return ret;
-		return perf_event_modify_attr(event, &new);
-	}
+	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
+		return perf_event_modify_attr(event, &in->attr);
 	default:
 		return -ENOTTY;
 	}
@@ -801,18 +799,62 @@ static long perf_ioctl_locked(struct perf_event *event, unsigned int cmd,
 	return 0;
 }
 
+/*
+ * PERF_EVENT_IOC_SET_FILTER: the tracing code keeps the filter and takes
+ * its own locks (event_mutex, under which it may create tracepoint state
+ * and so take the CPU hotplug lock).  The event's context has no part in
+ * it, and CPU hotplug takes the CPU contexts' mutexes under the hotplug
+ * lock, so the call is made without the context mutex: the file holds the
+ * event, and the tracing code serialises filters of one event itself.
+ */
+static long perf_ioctl_set_filter(struct perf_event *event, unsigned long arg)
+{
+	char *filter = strndup_user((void __user *)arg, PAGE_SIZE);
+	int ret;
+
+	if (IS_ERR(filter))
+		return PTR_ERR(filter);
+	ret = perf_tp_set_filter(event, filter);
+	kfree(filter);
+	return ret;
+}
+
 static long perf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct perf_event *event = file->private_data;
 	struct perf_event_context *ctx;
+	union ioctl_arg in;
 	long ret;
 
 	ret = security_perf_event_write(event);
 	if (ret)
 		return ret;
 
+	/*
+	 * User memory is read and written with the context unlocked: a page
+	 * fault may wait on anything (userfaultfd included), and nothing of
+	 * the context is needed for it.
+	 */
+	switch (cmd) {
+	case PERF_EVENT_IOC_SET_FILTER:
+		return perf_ioctl_set_filter(event, arg);
+	case PERF_EVENT_IOC_ID:
+		/* Fixed at creation. */
+		return put_user(perf_event_primary_id(event),
+				(u64 __user *)arg) ? -EFAULT : 0;
+	case PERF_EVENT_IOC_PERIOD:
+		if (copy_from_user(&in.value, (u64 __user *)arg, sizeof(in.value)))
+			return -EFAULT;
+		break;
+	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
+		ret = perf_copy_attr((struct perf_event_attr __user *)arg, &in.attr);
+		if (ret)
+			return ret;
+		break;
+	}
+
 	ctx = perf_event_ctx_lock(event);
-	ret = perf_ioctl_locked(event, cmd, arg);
+	ret = perf_ioctl_locked(event, cmd, arg, &in);
 	perf_event_ctx_unlock(event, ctx);
 	return ret;
 }
