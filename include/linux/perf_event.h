@@ -393,14 +393,6 @@ typedef void (*perf_overflow_handler_t)(struct perf_event *, struct perf_sample_
 #define PERF_EV_CAP_SIBLING		BIT(2)
 #define PERF_EV_CAP_READ_SCOPE		BIT(3)
 
-#define SWEVENT_HLIST_BITS		8
-#define SWEVENT_HLIST_SIZE		(1 << SWEVENT_HLIST_BITS)
-
-struct swevent_hlist {
-	struct hlist_head	heads[SWEVENT_HLIST_SIZE];
-	struct rcu_head		rcu_head;
-};
-
 /* perf_event::attach_state */
 #define PERF_ATTACH_CONTEXT	0x0001
 #define PERF_ATTACH_GROUP	0x0002
@@ -415,11 +407,6 @@ struct swevent_hlist {
 struct bpf_prog;
 struct perf_cgroup;
 struct perf_buffer;
-
-struct pmu_event_list {
-	raw_spinlock_t		lock;
-	struct list_head	list;
-};
 
 /* An always-empty list: what a sibling has in the way of siblings. */
 extern struct list_head perf_no_siblings;
@@ -588,13 +575,7 @@ struct perf_event_pmu_context {
 	unsigned int			embedded : 1;
 
 	unsigned int			nr_events;
-	unsigned int			nr_cgroups;
-	unsigned int			nr_freq;
-
 	atomic_t			refcount;
-	struct rcu_head			rcu_head;
-
-	void				*task_ctx_data;
 	int				rotate_necessary;
 };
 
@@ -615,37 +596,23 @@ struct perf_event_context {
 	struct mutex			mutex;	/* membership changes */
 
 	struct list_head		pmu_ctx_list;
-	struct list_head		event_list;
+	struct list_head		event_list;	/* side-band events first */
 
 	int				nr_events;
-	int				nr_user;
+	int				nr_freq;	/* of them in frequency mode */
 	int				is_active;
-
-	int				nr_task_data;
-	int				nr_stat;
-	int				nr_freq;
-	int				rotate_disable;
 
 	refcount_t			refcount;
 	struct task_struct		*task;
 
 	u64				time;
 	u64				timestamp;
-	u64				timeoffset;
-
-	struct perf_event_context	*parent_ctx;
-	u64				parent_gen;
-	u64				generation;
-	int				pin_count;
 	struct rcu_head			rcu_head;
-
-	local_t				nr_no_switch_fast;
 };
 
 /* Per CPU and PMU: the CPU context's sub-context and the multiplexing timer. */
 struct perf_cpu_pmu_context {
 	struct perf_event_pmu_context	epc;
-	struct perf_event_pmu_context	*task_epc;
 
 	struct list_head		sched_cb_entry;
 	int				sched_cb_usage;
@@ -996,7 +963,7 @@ DECLARE_PER_CPU(struct perf_callchain_entry, perf_callchain_entry);
 void perf_callchain_user(struct perf_callchain_entry_ctx *entry, struct pt_regs *regs);
 void perf_callchain_kernel(struct perf_callchain_entry_ctx *entry, struct pt_regs *regs);
 struct perf_callchain_entry *
-get_perf_callchain(struct pt_regs *regs, u32 init_nr, bool kernel, bool user, u32 max_stack,
+get_perf_callchain(struct pt_regs *regs, bool kernel, bool user, u32 max_stack,
 		   bool crosstask, bool add_mark);
 int get_callchain_buffers(int max_stack);
 void put_callchain_buffers(void);

@@ -187,7 +187,6 @@ void put_callchain_entry(int rctx)
 /**
  * get_perf_callchain - walk the kernel and/or user stacks of a sample
  * @regs: the interrupted registers
- * @init_nr: entries already in the buffer (0)
  * @kernel: include the kernel part (when interrupted in the kernel)
  * @user: include the user part
  * @max_stack: most return addresses to store
@@ -197,7 +196,7 @@ void put_callchain_entry(int rctx)
  * Return: the chain (valid until the next sample at this level), or NULL.
  */
 struct perf_callchain_entry *
-get_perf_callchain(struct pt_regs *regs, u32 init_nr, bool kernel, bool user,
+get_perf_callchain(struct pt_regs *regs, bool kernel, bool user,
 		   u32 max_stack, bool crosstask, bool add_mark)
 {
 	struct perf_callchain_entry_ctx cur;
@@ -208,10 +207,10 @@ get_perf_callchain(struct pt_regs *regs, u32 init_nr, bool kernel, bool user,
 	if (!entry)
 		return NULL;
 
-	entry->nr = init_nr;
+	entry->nr = 0;
 	cur.entry = entry;
 	cur.max_stack = max_stack;
-	cur.nr = init_nr;
+	cur.nr = 0;
 	cur.contexts = 0;
 	cur.contexts_maxed = false;
 
@@ -252,7 +251,7 @@ struct perf_callchain_entry *perf_callchain(struct perf_event *event,
 
 	if (!kernel && !user)
 		return &empty_callchain;
-	cc = get_perf_callchain(regs, 0, kernel, user,
+	cc = get_perf_callchain(regs, kernel, user,
 				event->attr.sample_max_stack, crosstask, true);
 	return cc ? cc : &empty_callchain;
 }

@@ -142,8 +142,6 @@ void put_ctx(struct perf_event_context *ctx)
 		return;
 	if (WARN_ON_ONCE(!ctx->task))
 		return;		/* a CPU context is never freed */
-	if (ctx->parent_ctx)
-		put_ctx(ctx->parent_ctx);
 	if (ctx->task != TASK_TOMBSTONE)
 		put_task_struct(ctx->task);
 	kfree_rcu(ctx, rcu_head);
@@ -218,11 +216,20 @@ void perf_cpu_pmu_context_init(struct perf_cpu_pmu_context *cpc,
 	perf_mux_hrtimer_init(cpc, pmu, cpu);
 }
 
-static struct perf_event_pmu_context *
-lookup_pmu_context(struct perf_event_context *ctx, struct pmu *pmu)
+/**
+ * perf_ctx_pmu_context - the part of a context that a PMU's groups use
+ * @ctx: the context, locked (or its mutex held), or NULL
+ * @pmu: the PMU
+ *
+ * Return: the sub-context, or NULL when @ctx has none for @pmu.
+ */
+struct perf_event_pmu_context *perf_ctx_pmu_context(struct perf_event_context *ctx,
+						    struct pmu *pmu)
 {
 	struct perf_event_pmu_context *epc;
 
+	if (!ctx)
+		return NULL;
 	list_for_each_entry(epc, &ctx->pmu_ctx_list, pmu_ctx_entry) {
 		if (epc->pmu == pmu)
 			return epc;
@@ -261,7 +268,7 @@ struct perf_event_pmu_context *find_get_pmu_context(struct pmu *pmu,
 	init_pmu_context(new, pmu);
 
 	raw_spin_lock_irq(&ctx->lock);
-	epc = lookup_pmu_context(ctx, pmu);
+	epc = perf_ctx_pmu_context(ctx, pmu);
 	if (!epc) {
 		epc = new;
 		new = NULL;
@@ -313,17 +320,17 @@ struct perf_event_context *perf_event_ctx_lock_nested(struct perf_event *event,
 {
 	struct perf_event_context *ctx;
 
+	/*
+	 * An event holds a reference to its context, so the one it points
+	 * to is alive.  Only perf_pmu_migrate_context() moves an event to
+	 * another context, holding both mutexes: whoever waited for the
+	 * old one finds the event gone from it and follows.
+	 */
 	for (;;) {
-		rcu_read_lock();
 		ctx = READ_ONCE(event->ctx);
-		if (!refcount_inc_not_zero(&ctx->refcount)) {
-			rcu_read_unlock();
-			continue;
-		}
-		rcu_read_unlock();
-
+		get_ctx(ctx);
 		mutex_lock_nested(&ctx->mutex, nesting);
-		if (event->ctx == ctx)
+		if (READ_ONCE(event->ctx) == ctx)
 			return ctx;
 		mutex_unlock(&ctx->mutex);
 		put_ctx(ctx);
@@ -523,17 +530,20 @@ void list_add_event(struct perf_event *event, struct perf_event_context *ctx)
 	event->tstamp = ctx->time;
 	event->attach_state |= PERF_ATTACH_CONTEXT;
 	if (event->group_leader == event) {
-		event->group_caps = event->event_caps;
+		/* A group moving in whole (migrate) keeps what it has. */
+		if (!(event->attach_state & PERF_ATTACH_GROUP))
+			event->group_caps = event->event_caps;
 		list_add_tail(&event->group_entry, group_list(event));
 	}
-	list_add_tail(&event->event_entry, &ctx->event_list);
+	/* Side-band walks stop at the first event that wants none. */
+	if (perf_event_wants_sb(event))
+		list_add(&event->event_entry, &ctx->event_list);
+	else
+		list_add_tail(&event->event_entry, &ctx->event_list);
 	ctx->nr_events++;
 	event->pmu_ctx->nr_events++;
-	if (event->attr.inherit_stat)
-		ctx->nr_stat++;
 	if (event->attr.freq)
 		ctx->nr_freq++;
-	ctx->generation++;
 }
 
 static void list_del_event(struct perf_event *event, struct perf_event_context *ctx)
@@ -544,8 +554,6 @@ static void list_del_event(struct perf_event *event, struct perf_event_context *
 	event->attach_state &= ~PERF_ATTACH_CONTEXT;
 	ctx->nr_events--;
 	event->pmu_ctx->nr_events--;
-	if (event->attr.inherit_stat)
-		ctx->nr_stat--;
 	if (event->attr.freq)
 		ctx->nr_freq--;
 	list_del_init(&event->event_entry);
@@ -554,7 +562,6 @@ static void list_del_event(struct perf_event *event, struct perf_event_context *
 	/* An event outside any context cannot count: it is off. */
 	if (event->state > PERF_EVENT_STATE_OFF)
 		perf_event_set_state(event, PERF_EVENT_STATE_OFF);
-	ctx->generation++;
 }
 
 /*
@@ -764,3 +771,95 @@ void perf_ctx_remove_all(struct perf_cpu_context *cpuctx,
 	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry)
 		__perf_remove_from_context(event, cpuctx, ctx, (void *)DETACH_GROUP);
 }
+
+/*
+ * Out of the source context: each event is taken off, keeping its group
+ * links, its count and (in an attach_state bit) whether it was enabled,
+ * and lets go of its context and sub-context.
+ */
+static void migrate_out(struct perf_event_context *src, struct pmu *pmu,
+			int src_cpu, struct list_head *moving)
+{
+	struct perf_event_pmu_context *epc =
+		&per_cpu_ptr(pmu->cpu_pmu_context, src_cpu)->epc;
+	struct perf_event *event, *tmp;
+
+	/* Siblings first: they must not run ahead of their leader. */
+	list_for_each_entry(event, &src->event_list, event_entry) {
+		if (event->pmu_ctx == epc && event->group_leader != event)
+			list_add_tail(&event->migrate_entry, moving);
+	}
+	list_for_each_entry(event, &src->event_list, event_entry) {
+		if (event->pmu_ctx == epc && event->group_leader == event)
+			list_add_tail(&event->migrate_entry, moving);
+	}
+	list_for_each_entry_safe(event, tmp, moving, migrate_entry) {
+		if (event->state >= PERF_EVENT_STATE_INACTIVE)
+			event->attach_state |= PERF_ATTACH_MOVE_ENABLED;
+		perf_remove_from_context(event, 0);
+		put_pmu_ctx(event->pmu_ctx);
+		event->pmu_ctx = NULL;
+	}
+}
+
+/**
+ * perf_pmu_migrate_context - move a PMU's CPU-wide events to another CPU
+ * @pmu: the PMU
+ * @src_cpu: the CPU whose context holds the events
+ * @dst_cpu: the CPU to move them to
+ *
+ * For PMUs that count something shared by several CPUs (a package, a
+ * memory controller, a device) and let one CPU stand for it: when that
+ * CPU goes away, the driver moves the events to another.  Groups stay
+ * whole; each event keeps its count and its enabled or disabled state,
+ * and counts on @dst_cpu from now on.  Takes both CPU contexts' mutexes,
+ * so an ioctl or read waiting on the old context follows the event.
+ */
+void perf_pmu_migrate_context(struct pmu *pmu, int src_cpu, int dst_cpu)
+{
+	struct perf_event_context *src = &per_cpu_ptr(&perf_cpu_context, src_cpu)->ctx;
+	struct perf_event_context *dst = &per_cpu_ptr(&perf_cpu_context, dst_cpu)->ctx;
+	struct perf_event_pmu_context *epc;
+	struct perf_event *event, *tmp;
+	LIST_HEAD(moving);
+
+	if (src_cpu == dst_cpu)
+		return;
+	/* Both are CPU contexts, one lock class: lower address first. */
+	if (src < dst) {
+		mutex_lock(&src->mutex);
+		mutex_lock_nested(&dst->mutex, SINGLE_DEPTH_NESTING);
+	} else {
+		mutex_lock(&dst->mutex);
+		mutex_lock_nested(&src->mutex, SINGLE_DEPTH_NESTING);
+	}
+
+	migrate_out(src, pmu, src_cpu, &moving);
+	if (list_empty(&moving))
+		goto unlock;
+	/*
+	 * Lock-free walkers of the old CPU's lists (the software event
+	 * lists, under RCU) may still be on an event's list node: it can
+	 * join the new CPU's lists only when they are done.
+	 */
+	synchronize_rcu();
+
+	list_for_each_entry_safe(event, tmp, &moving, migrate_entry) {
+		list_del_init(&event->migrate_entry);
+		epc = find_get_pmu_context(pmu, dst, dst_cpu);
+		event->pmu_ctx = epc;
+		event->cpu = dst_cpu;
+		get_ctx(dst);
+		WRITE_ONCE(event->ctx, dst);
+		put_ctx(src);
+		if (event->attach_state & PERF_ATTACH_MOVE_ENABLED) {
+			event->attach_state &= ~PERF_ATTACH_MOVE_ENABLED;
+			event->state = PERF_EVENT_STATE_INACTIVE;
+		}
+		perf_install_in_context(dst, event, dst_cpu);
+	}
+unlock:
+	mutex_unlock(&src->mutex);
+	mutex_unlock(&dst->mutex);
+}
+EXPORT_SYMBOL_GPL(perf_pmu_migrate_context);

@@ -8,116 +8,209 @@
  * breakpoints bound to that CPU plus those of the one task running there;
  * a new breakpoint is refused with -ENOSPC when, on some CPU it can run
  * on, CPU-bound breakpoints plus the largest set any single task has there
- * would exceed the number of registers.  Task-bound breakpoints are kept
- * on a list (one node per breakpoint, in pmu_private); CPU-bound ones are
- * counted per CPU.
+ * would exceed the number of registers.
  *
- * Locking: bp_mutex serialises reservation and release; both sleep.  The
- * PMU callbacks run with interrupts off on the breakpoint's CPU and only
- * program the debug registers (the architecture's code).
+ * What is kept, so that a reservation costs O(CPUs x registers) whatever
+ * the number of breakpoints and tasks:
+ *  - cpu_pinned[cpu]: breakpoints bound to the CPU and to no task;
+ *  - per task with breakpoints, a struct bp_task (hashed by the task):
+ *    how many of its breakpoints may run on any CPU, and, for a task that
+ *    also has breakpoints bound to CPUs, how many on each CPU;
+ *  - per CPU, a histogram: hist(cpu)[n] tasks have n breakpoints that can
+ *    run there (n >= 1), whose highest non-empty bucket is the largest set
+ *    any task needs there.
+ * A task breakpoint's bp_task is in its pmu_private while it holds a slot.
+ *
+ * Locking: bp_mutex serialises reservation and release; both may sleep
+ * (but for the kernel debugger's, which only try the mutex and never
+ * allocate: its breakpoints belong to no task).  The PMU callbacks run
+ * with interrupts off on the breakpoint's CPU and only program the debug
+ * registers (the architecture's code).
  */
 #include <linux/hw_breakpoint.h>
+#include <linux/hashtable.h>
 #include <linux/slab.h>
 #include <linux/cpu.h>
 #include <linux/kdebug.h>
 
 #include "internal.h"
 
-struct bp_node {
-	struct list_head	entry;
-	struct perf_event	*bp;
+struct bp_task {
+	struct hlist_node	node;
+	struct task_struct	*task;
+	unsigned int		total;		/* its breakpoints */
+	unsigned int		any;		/* of which on any CPU */
+	unsigned int		*on_cpu;	/* per CPU, or NULL: none bound */
 };
 
 static DEFINE_MUTEX(bp_mutex);
-static LIST_HEAD(task_bps);
+static DEFINE_HASHTABLE(bp_tasks, 7);
 static unsigned int cpu_pinned[NR_CPUS];
+/* nr_cpu_ids rows of slots + 1 buckets; allocated at boot. */
+static unsigned int *bp_hist;
 static unsigned int nr_reserved;
 
-/* Breakpoints of @task that can run on @cpu. */
-static int task_bps_on(struct task_struct *task, int cpu)
+static int nr_slots(void)
 {
-	struct bp_node *n;
-	int count = 0;
-
-	list_for_each_entry(n, &task_bps, entry) {
-		if (n->bp->hw.target == task &&
-		    (n->bp->cpu < 0 || n->bp->cpu == cpu))
-			count++;
-	}
-	return count;
+	return hw_breakpoint_slots(TYPE_DATA);
 }
 
-/* The largest number of breakpoints one task (not @skip) has on @cpu. */
-static int max_task_bps_on(int cpu, struct task_struct *skip)
+static unsigned int *hist(int cpu)
 {
-	struct bp_node *n;
-	int max = 0;
-
-	list_for_each_entry(n, &task_bps, entry) {
-		struct task_struct *t = n->bp->hw.target;
-
-		if (t == skip || (n->bp->cpu >= 0 && n->bp->cpu != cpu))
-			continue;
-		max = max(max, task_bps_on(t, cpu));
-	}
-	return max;
+	return bp_hist + cpu * (nr_slots() + 1);
 }
 
-static bool fits_on(struct perf_event *bp, int cpu)
+static struct bp_task *find_bp_task(struct task_struct *task)
+{
+	struct bp_task *bt;
+
+	hash_for_each_possible(bp_tasks, bt, node, (unsigned long)task) {
+		if (bt->task == task)
+			return bt;
+	}
+	return NULL;
+}
+
+/* Breakpoints of the task of @bt that can run on @cpu. */
+static unsigned int task_on(struct bp_task *bt, int cpu)
+{
+	if (!bt)
+		return 0;
+	return bt->any + (bt->on_cpu ? bt->on_cpu[cpu] : 0);
+}
+
+/* The largest number of breakpoints one task has that can run on @cpu. */
+static unsigned int max_task_on(int cpu)
+{
+	unsigned int *h = hist(cpu);
+	int n;
+
+	for (n = nr_slots(); n > 0; n--) {
+		if (h[n])
+			return n;
+	}
+	return 0;
+}
+
+/*
+ * Whether one more breakpoint of @bt's task (NULL: of no task) fits on
+ * @cpu.  Including the task itself in the maximum changes nothing: it
+ * needs one more than it has.
+ */
+static bool fits_on(struct bp_task *bt, bool task_bp, int cpu)
+{
+	unsigned int need = max_task_on(cpu);
+
+	if (task_bp)
+		need = max(need, task_on(bt, cpu) + 1);
+	else
+		need++;
+	return cpu_pinned[cpu] + need <= nr_slots();
+}
+
+/* A task's count on @cpu goes from @from to @to: move it in the histogram. */
+static void hist_move(int cpu, unsigned int from, unsigned int to)
+{
+	unsigned int *h = hist(cpu);
+
+	if (from)
+		h[from]--;
+	if (to)
+		h[to]++;
+}
+
+/* Add @delta (+1 or -1) breakpoints of @bt's task, on @cpu or any CPU. */
+static void bp_task_add(struct bp_task *bt, int cpu, int delta)
+{
+	unsigned int before;
+	int c;
+
+	if (cpu >= 0) {
+		before = task_on(bt, cpu);
+		bt->on_cpu[cpu] += delta;
+		hist_move(cpu, before, before + delta);
+	} else {
+		for_each_possible_cpu(c) {
+			before = task_on(bt, c);
+			hist_move(c, before, before + delta);
+		}
+		bt->any += delta;
+	}
+	bt->total += delta;
+}
+
+/*
+ * Reserve with bp_mutex held.  @spare_bt and @spare_cpus are allocations
+ * the caller made in case the task has no bp_task yet, or no per-CPU
+ * counts yet; whatever is used is set to NULL.
+ */
+static int __reserve_bp_slot(struct perf_event *bp, struct bp_task **spare_bt,
+			     unsigned int **spare_cpus)
 {
 	struct task_struct *task = bp->hw.target;
-	int need;
-
-	if (task)
-		need = max(task_bps_on(task, cpu) + 1, max_task_bps_on(cpu, task));
-	else
-		need = max_task_bps_on(cpu, NULL) + 1;
-	return cpu_pinned[cpu] + need <= hw_breakpoint_slots(TYPE_DATA);
-}
-
-static int __reserve_bp_slot(struct perf_event *bp, struct bp_node *node)
-{
+	struct bp_task *bt = NULL;
 	int cpu;
 
 	if (bp->attr.bp_type == HW_BREAKPOINT_EMPTY ||
 	    bp->attr.bp_type == HW_BREAKPOINT_INVALID)
 		return -EINVAL;
 
+	if (task)
+		bt = find_bp_task(task);
 	if (bp->cpu >= 0) {
-		if (!fits_on(bp, bp->cpu))
+		if (!fits_on(bt, task, bp->cpu))
 			return -ENOSPC;
 	} else {
 		for_each_possible_cpu(cpu) {
-			if (!fits_on(bp, cpu))
+			if (!fits_on(bt, task, cpu))
 				return -ENOSPC;
 		}
 	}
 
-	if (bp->hw.target) {
-		node->bp = bp;
-		list_add_tail(&node->entry, &task_bps);
-		bp->pmu_private = node;
-	} else {
+	if (!task) {
 		cpu_pinned[bp->cpu]++;
+		nr_reserved++;
+		return 0;
 	}
+	if (!bt) {
+		if (!spare_bt || !*spare_bt)
+			return -ENOMEM;
+		bt = *spare_bt;
+		*spare_bt = NULL;
+		bt->task = task;
+		hash_add(bp_tasks, &bt->node, (unsigned long)task);
+	}
+	if (bp->cpu >= 0 && !bt->on_cpu) {
+		if (!spare_cpus || !*spare_cpus)
+			return -ENOMEM;	/* nothing was counted yet */
+		bt->on_cpu = *spare_cpus;
+		*spare_cpus = NULL;
+	}
+	bp_task_add(bt, bp->cpu, 1);
+	bp->pmu_private = bt;
 	nr_reserved++;
 	return 0;
 }
 
 static void __release_bp_slot(struct perf_event *bp)
 {
-	struct bp_node *node = bp->pmu_private;
+	struct bp_task *bt = bp->pmu_private;
 
-	if (bp->hw.target) {
-		if (!node)
-			return;
-		list_del(&node->entry);
-		kfree(node);
-		bp->pmu_private = NULL;
-	} else {
+	if (!bp->hw.target) {
 		cpu_pinned[bp->cpu]--;
+		nr_reserved--;
+		return;
 	}
+	if (!bt)
+		return;
+	bp_task_add(bt, bp->cpu, -1);
+	bp->pmu_private = NULL;
 	nr_reserved--;
+	if (bt->total)
+		return;
+	hash_del(&bt->node);
+	kfree(bt->on_cpu);
+	kfree(bt);
 }
 
 /**
@@ -129,19 +222,21 @@ static void __release_bp_slot(struct perf_event *bp)
  */
 int reserve_bp_slot(struct perf_event *bp)
 {
-	struct bp_node *node = NULL;
+	struct bp_task *spare_bt = NULL;
+	unsigned int *spare_cpus = NULL;
 	int ret;
 
 	if (bp->hw.target) {
-		node = kzalloc(sizeof(*node), GFP_KERNEL);
-		if (!node)
-			return -ENOMEM;
+		spare_bt = kzalloc(sizeof(*spare_bt), GFP_KERNEL);
+		if (bp->cpu >= 0)
+			spare_cpus = kcalloc(nr_cpu_ids, sizeof(*spare_cpus),
+					     GFP_KERNEL);
 	}
 	mutex_lock(&bp_mutex);
-	ret = __reserve_bp_slot(bp, node);
+	ret = __reserve_bp_slot(bp, &spare_bt, &spare_cpus);
 	mutex_unlock(&bp_mutex);
-	if (ret)
-		kfree(node);
+	kfree(spare_bt);
+	kfree(spare_cpus);
 	return ret;
 }
 
@@ -168,7 +263,7 @@ int dbg_reserve_bp_slot(struct perf_event *bp)
 
 	if (!mutex_trylock(&bp_mutex))
 		return -1;
-	ret = __reserve_bp_slot(bp, NULL);
+	ret = __reserve_bp_slot(bp, NULL, NULL);
 	mutex_unlock(&bp_mutex);
 	return ret;
 }
@@ -462,9 +557,14 @@ static struct notifier_block bp_exception_nb = {
  */
 int __init init_hw_breakpoint(void)
 {
-	int ret = perf_pmu_register(&perf_breakpoint, "breakpoint",
-				    PERF_TYPE_BREAKPOINT);
+	int ret;
 
+	bp_hist = kcalloc(nr_cpu_ids * (nr_slots() + 1), sizeof(*bp_hist),
+			  GFP_KERNEL);
+	if (!bp_hist)
+		return -ENOMEM;
+	ret = perf_pmu_register(&perf_breakpoint, "breakpoint",
+				PERF_TYPE_BREAKPOINT);
 	if (ret)
 		return ret;
 	return register_die_notifier(&bp_exception_nb);

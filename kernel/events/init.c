@@ -43,6 +43,7 @@ void __init perf_event_init(void)
 	for_each_possible_cpu(cpu) {
 		perf_cpu_context_init(cpu);
 		perf_swevent_init_cpu(cpu);
+		perf_sched_cb_init_cpu(cpu);
 	}
 	/* The boot CPU is up already; the others report through hotplug. */
 	per_cpu_ptr(&perf_cpu_context, smp_processor_id())->online = 1;

@@ -51,6 +51,8 @@ enum event_type_t {
 #define PERF_ATTACH_ACCOUNTED		0x20000
 /* attach_state bit private to the core: a copy without overflow state. */
 #define PERF_ATTACH_COUNT_ONLY		0x40000
+/* attach_state bit private to the core: enabled before a move of context. */
+#define PERF_ATTACH_MOVE_ENABLED	0x80000
 
 DECLARE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
 
@@ -125,6 +127,31 @@ static inline struct fasync_struct **perf_event_fasync(struct perf_event *event)
 	return event->parent ? &event->parent->fasync : &event->fasync;
 }
 
+/*
+ * The pid and tid of @p as @event's pid namespace sees them (-1 once @p
+ * is reaped); the usual case, the initial namespace, without a walk of
+ * the pid's namespace levels.
+ */
+static __always_inline u32 perf_event_pid(struct perf_event *event,
+					  struct task_struct *p)
+{
+	if (!pid_alive(p))
+		return -1;
+	if (event->ns == &init_pid_ns)
+		return task_tgid_nr(p);
+	return task_tgid_nr_ns(p, event->ns);
+}
+
+static __always_inline u32 perf_event_tid(struct perf_event *event,
+					  struct task_struct *p)
+{
+	if (!pid_alive(p))
+		return -1;
+	if (event->ns == &init_pid_ns)
+		return task_pid_nr(p);
+	return task_pid_nr_ns(p, event->ns);
+}
+
 /* ring_buffer.c */
 bool perf_rb_has_room(unsigned long head, unsigned long tail,
 		      unsigned long size, unsigned int len, bool backward);
@@ -191,6 +218,8 @@ void perf_cpu_context_init(int cpu);
 void perf_cpu_pmu_context_init(struct perf_cpu_pmu_context *cpc,
 			       struct pmu *pmu, int cpu);
 void put_pmu_ctx(struct perf_event_pmu_context *epc);
+struct perf_event_pmu_context *perf_ctx_pmu_context(struct perf_event_context *ctx,
+						    struct pmu *pmu);
 struct perf_event_context *perf_event_ctx_lock_nested(struct perf_event *event,
 						      int nesting);
 void perf_event_ctx_unlock(struct perf_event *event,
@@ -276,6 +305,7 @@ void perf_event_sched_in_live(struct perf_event *event,
 			      struct perf_event_context *ctx);
 void perf_sched_events_inc(void);
 void perf_sched_events_dec(void);
+void perf_sched_cb_init_cpu(int cpu);
 void perf_event_enable_on_exec_ctx(struct perf_event_context *ctx);
 void __perf_event_disable(struct perf_event *event,
 			  struct perf_cpu_context *cpuctx,
@@ -297,12 +327,18 @@ void perf_mux_hrtimer_restart(struct perf_cpu_pmu_context *cpc);
 void perf_mux_hrtimer_cancel(struct perf_cpu_pmu_context *cpc);
 int perf_mux_interval_set(struct pmu *pmu, int ms);
 
-/* output.c */
+/* sideband.c */
 extern atomic_t perf_nr_mmap_events, perf_nr_comm_events, perf_nr_task_events;
 extern atomic_t perf_nr_namespaces_events, perf_nr_switch_events;
 extern atomic_t perf_nr_ksymbol_events, perf_nr_text_poke_events;
-extern atomic_t perf_nr_build_id_events;
+extern atomic_t perf_nr_build_id_events, perf_nr_bpf_events;
 void perf_event_account_sb(struct perf_event *event, bool in);
+bool perf_event_wants_sb(struct perf_event *event);
+void perf_event_task_record(struct task_struct *task,
+			    struct perf_event_context *ctx, bool fork);
+void perf_event_switch_record(struct task_struct *other, bool in);
+
+/* output.c */
 void perf_event_compute_header_sizes(struct perf_event *event);
 u64 perf_event_clock(struct perf_event *event);
 void perf_event_header__init_id(struct perf_event_header *header,
@@ -316,9 +352,6 @@ void perf_event_header__init(struct perf_event_header *header,
 			     u16 size, struct perf_event *event);
 void perf_sample_attach_raw(struct perf_sample_data *data,
 			    struct perf_event *event, struct perf_raw_record *raw);
-void perf_event_task_record(struct task_struct *task,
-			    struct perf_event_context *ctx, bool fork);
-void perf_event_switch_record(struct task_struct *other, bool in);
 void perf_event_read_record(struct perf_event *event, struct task_struct *task);
 
 /* overflow.c */

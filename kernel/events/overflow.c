@@ -28,6 +28,8 @@
 #define MAX_INTERRUPTS (~0ULL)
 
 static DEFINE_PER_CPU(u64, perf_tick_seq);
+/* Events throttled on this CPU since its last tick. */
+static DEFINE_PER_CPU(unsigned int, perf_throttled);
 atomic_t perf_nr_sampling_events;
 int perf_max_samples_per_tick __read_mostly =
 	DIV_ROUND_UP(DEFAULT_MAX_SAMPLE_RATE, HZ);
@@ -165,6 +167,7 @@ static bool account_overflow(struct perf_event *event, bool throttle)
 		return false;
 	hwc->interrupts = MAX_INTERRUPTS;
 	log_throttle(event, false);
+	__this_cpu_inc(perf_throttled);
 	tick_dep_set_cpu(smp_processor_id(), TICK_DEP_BIT_PERF_EVENTS);
 	return true;
 }
@@ -329,11 +332,15 @@ void perf_event_tick_one(struct perf_event *event)
 	event->pmu->start(event, delta > 0 ? PERF_EF_RELOAD : 0);
 }
 
-static void tick_ctx(struct perf_event_context *ctx)
+/*
+ * Only events in frequency mode and throttled ones have tick work: a
+ * context with neither is not walked, however many samplers it has.
+ */
+static void tick_ctx(struct perf_event_context *ctx, bool throttled)
 {
 	struct perf_event_pmu_context *epc;
 
-	if (!ctx || !ctx->is_active)
+	if (!ctx || !ctx->is_active || !(ctx->nr_freq || throttled))
 		return;
 	list_for_each_entry(epc, &ctx->pmu_ctx_list, pmu_ctx_entry) {
 		perf_pmu_disable(epc->pmu);
@@ -346,13 +353,15 @@ static void tick_ctx(struct perf_event_context *ctx)
  * perf_event_task_tick - scheduler tick hook
  *
  * Starts a new throttling period on this CPU and, for the events that are
- * throttled or in frequency mode, does the per-tick work.
+ * throttled or in frequency mode, does the per-tick work.  Events
+ * throttled here and moved since were unthrottled when they moved.
  */
 void perf_event_task_tick(void)
 {
 	struct perf_cpu_context *cpuctx;
 	struct perf_event_context *task_ctx;
 	unsigned long flags;
+	bool throttled;
 
 	lockdep_assert_irqs_disabled();
 	__this_cpu_inc(perf_tick_seq);
@@ -361,11 +370,12 @@ void perf_event_task_tick(void)
 	cpuctx = this_cpu_ptr(&perf_cpu_context);
 	if (!atomic_read(&perf_nr_sampling_events))
 		return;
+	throttled = __this_cpu_xchg(perf_throttled, 0);
 	local_irq_save(flags);
 	task_ctx = cpuctx->task_ctx;
 	perf_ctx_lock(cpuctx, task_ctx);
-	tick_ctx(&cpuctx->ctx);
-	tick_ctx(task_ctx);
+	tick_ctx(&cpuctx->ctx, throttled);
+	tick_ctx(task_ctx, throttled);
 	perf_ctx_unlock(cpuctx, task_ctx);
 	local_irq_restore(flags);
 }

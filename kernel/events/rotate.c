@@ -17,20 +17,6 @@
  */
 #include "internal.h"
 
-static struct perf_event_pmu_context *
-task_pmu_context(struct perf_event_context *ctx, struct pmu *pmu)
-{
-	struct perf_event_pmu_context *epc;
-
-	if (!ctx)
-		return NULL;
-	list_for_each_entry(epc, &ctx->pmu_ctx_list, pmu_ctx_entry) {
-		if (epc->pmu == pmu)
-			return epc;
-	}
-	return NULL;
-}
-
 /**
  * perf_rotate_context - rotate one PMU's flexible groups on this CPU
  * @cpc: the CPU's part of the PMU
@@ -47,7 +33,7 @@ bool perf_rotate_context(struct perf_cpu_pmu_context *cpc)
 
 	perf_ctx_lock(cpuctx, cpuctx->task_ctx);
 	task_ctx = cpuctx->task_ctx;
-	task_epc = task_pmu_context(task_ctx, pmu);
+	task_epc = perf_ctx_pmu_context(task_ctx, pmu);
 	cpu_rotate = cpu_epc->ctx && cpu_epc->rotate_necessary;
 	task_rotate = task_epc && task_epc->rotate_necessary;
 	if (!cpu_rotate && !task_rotate) {

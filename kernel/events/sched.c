@@ -530,6 +530,83 @@ int group_sched_in_now(struct perf_event *group, struct perf_event_pmu_context *
 
 /* ---- context switches ---- */
 
+/*
+ * PMUs that keep per-task state in hardware (a branch record stack, a
+ * sample buffer) ask, while they have an event on a CPU that needs it,
+ * to hear of every context switch there: perf_sched_cb_inc() from their
+ * add(), perf_sched_cb_dec() from their del().  Their sched_task() is
+ * called on the way out before the outgoing task's events leave, and on
+ * the way in after the incoming task's events came, with that task and
+ * its context's part for the PMU (NULL when it has none).  The lists
+ * are per CPU and only touched on their CPU with interrupts off.
+ */
+static DEFINE_PER_CPU(struct list_head, sched_cb_list);
+static DEFINE_PER_CPU(int, sched_cb_users);
+
+/**
+ * perf_sched_cb_init_cpu - prepare a CPU's list of sched_task PMUs
+ * @cpu: the CPU
+ */
+void perf_sched_cb_init_cpu(int cpu)
+{
+	INIT_LIST_HEAD(per_cpu_ptr(&sched_cb_list, cpu));
+}
+
+/**
+ * perf_sched_cb_inc - a PMU wants sched_task() on this CPU
+ * @pmu: the PMU; it has a sched_task callback
+ *
+ * Called on this CPU with interrupts off (from the PMU's add()).
+ */
+void perf_sched_cb_inc(struct pmu *pmu)
+{
+	struct perf_cpu_pmu_context *cpc = this_cpc(pmu);
+
+	if (!cpc->sched_cb_usage++)
+		list_add(&cpc->sched_cb_entry, this_cpu_ptr(&sched_cb_list));
+	this_cpu_inc(sched_cb_users);
+}
+EXPORT_SYMBOL_GPL(perf_sched_cb_inc);
+
+/**
+ * perf_sched_cb_dec - undo one perf_sched_cb_inc()
+ * @pmu: the PMU
+ *
+ * Called on this CPU with interrupts off (from the PMU's del()).
+ */
+void perf_sched_cb_dec(struct pmu *pmu)
+{
+	struct perf_cpu_pmu_context *cpc = this_cpc(pmu);
+
+	this_cpu_dec(sched_cb_users);
+	if (!--cpc->sched_cb_usage)
+		list_del(&cpc->sched_cb_entry);
+}
+EXPORT_SYMBOL_GPL(perf_sched_cb_dec);
+
+/*
+ * Tell the PMUs that asked for it of a switch: @task leaves (@sched_in
+ * false) or arrives.  Interrupts off.
+ */
+static void pmu_sched_task_cbs(struct perf_cpu_context *cpuctx,
+			       struct task_struct *task, bool sched_in)
+{
+	struct perf_event_context *task_ctx = cpuctx->task_ctx;
+	struct perf_cpu_pmu_context *cpc;
+	struct pmu *pmu;
+
+	perf_ctx_lock(cpuctx, task_ctx);
+	list_for_each_entry(cpc, this_cpu_ptr(&sched_cb_list), sched_cb_entry) {
+		pmu = cpc->epc.pmu;
+		if (WARN_ON_ONCE(!pmu->sched_task))
+			continue;
+		perf_pmu_disable(pmu);
+		pmu->sched_task(perf_ctx_pmu_context(task_ctx, pmu), task, sched_in);
+		perf_pmu_enable(pmu);
+	}
+	perf_ctx_unlock(cpuctx, task_ctx);
+}
+
 /**
  * __perf_event_task_sched_out - the outgoing task's events leave the CPU
  * @task: the task being switched out
@@ -546,6 +623,8 @@ void __perf_event_task_sched_out(struct task_struct *task,
 	/* Records of the switch go out while the task's events still count. */
 	if (atomic_read(&perf_nr_switch_events))
 		perf_event_switch_record(next, false);
+	if (__this_cpu_read(sched_cb_users) && task != next)
+		pmu_sched_task_cbs(cpuctx, task, false);
 	if (!ctx)
 		return;
 
@@ -573,6 +652,8 @@ void __perf_event_task_sched_in(struct task_struct *prev,
 			perf_ctx_activate(cpuctx, ctx);
 		perf_ctx_unlock(cpuctx, ctx);
 	}
+	if (__this_cpu_read(sched_cb_users) && prev != task)
+		pmu_sched_task_cbs(cpuctx, task, true);
 	if (atomic_read(&perf_nr_switch_events))
 		perf_event_switch_record(prev, true);
 }
@@ -921,6 +1002,33 @@ int perf_event_period(struct perf_event *event, u64 value)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(perf_event_period);
+
+/**
+ * perf_event_pause - disable a kernel counter and take its count
+ * @event: the event, not inherited (its copies' counts are not taken)
+ * @reset: zero the count as well
+ *
+ * For users that keep a count of their own and fold the counter into it
+ * before reprogramming it (KVM's virtual PMU): the count is read after
+ * the event has left its PMU, so nothing can be added between the read
+ * and the reset.
+ *
+ * Return: the count at the moment the event stopped.
+ */
+u64 perf_event_pause(struct perf_event *event, bool reset)
+{
+	struct perf_event_context *ctx = perf_event_ctx_lock(event);
+	u64 count;
+
+	WARN_ON_ONCE(event->attr.inherit);
+	_perf_event_disable(event);
+	count = local64_read(&event->count);
+	if (reset)
+		local64_set(&event->count, 0);
+	perf_event_ctx_unlock(event, ctx);
+	return count;
+}
+EXPORT_SYMBOL_GPL(perf_event_pause);
 
 /**
  * perf_event_enable_on_exec_ctx - enable the events waiting for an exec

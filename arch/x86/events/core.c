@@ -25,6 +25,17 @@ DEFINE_STATIC_KEY_FALSE(rdpmc_always_available_key);
 #ifdef CONFIG_CPU_SUP_INTEL
 /* The PEBS/BTS save area; the CPU entry area maps it on every CPU. */
 DEFINE_PER_CPU_PAGE_ALIGNED(struct debug_store, cpu_debug_store);
+
+/**
+ * perf_restore_debug_store - point the CPU at its debug store again
+ *
+ * Called on resume from suspend, where IA32_DS_AREA comes back zeroed.
+ * The debug store only matters to BTS and PEBS, and no driver here uses
+ * them: the MSR was never programmed, so there is nothing to restore.
+ */
+void perf_restore_debug_store(void)
+{
+}
 #endif
 
 /**

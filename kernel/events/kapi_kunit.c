@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the perf core's in-kernel API for drivers and other
+ * subsystems, and of core paths no user-space test can steer:
+ *
+ *  - perf_event_pause(): the count at the stop, the reset;
+ *  - perf_sched_cb_inc()/dec(): a PMU's sched_task() hears of context
+ *    switches on its CPU while it asks to, and not after;
+ *  - perf_pmu_migrate_context(): a PMU's CPU events move to another CPU,
+ *    groups whole, each keeping its count and its enabled state;
+ *  - a disable asked for from an overflow on one CPU, while the event
+ *    counts on another, is carried out where the event counts.
+ *
+ * The test thread is bound to one CPU for each case; the cases that need
+ * a second CPU skip without one.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/irq_work.h>
+#include <linux/sched.h>
+#include <linux/timekeeping.h>
+
+#include "internal.h"
+
+struct kapi {
+	int cpu, other;
+};
+
+static int kapi_init(struct kunit *test)
+{
+	struct kapi *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	k->cpu = raw_smp_processor_id();
+	KUNIT_ASSERT_EQ(test, 0, set_cpus_allowed_ptr(current, cpumask_of(k->cpu)));
+	k->other = cpumask_any_but(cpu_online_mask, k->cpu);
+	test->priv = k;
+	return 0;
+}
+
+static void kapi_exit(struct kunit *test)
+{
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
+static int other_cpu(struct kunit *test)
+{
+	struct kapi *k = test->priv;
+
+	if (k->other >= nr_cpu_ids)
+		kunit_skip(test, "needs a second online CPU");
+	return k->other;
+}
+
+static void spin_ms(unsigned int ms)
+{
+	u64 end = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+}
+
+static void kattr(struct perf_event_attr *attr, u32 type, u64 config)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = type;
+	attr->size = sizeof(*attr);
+	attr->config = config;
+}
+
+static struct perf_event *kcounter(struct kunit *test, struct perf_event_attr *attr,
+				   int cpu, struct task_struct *task,
+				   struct perf_event *leader)
+{
+	struct perf_event *event = perf_event_create_counter(attr, cpu, task,
+							     leader, NULL, NULL);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event), "create: %ld", PTR_ERR(event));
+	return event;
+}
+
+static u64 value(struct perf_event *event)
+{
+	u64 enabled, running;
+
+	return perf_event_read_value(event, &enabled, &running);
+}
+
+/* ---- perf_event_pause() ---- */
+
+static void pause_takes_count_and_resets(struct kunit *test)
+{
+	struct perf_event_attr attr;
+	struct perf_event *clock;
+	u64 first, again;
+
+	kattr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	clock = kcounter(test, &attr, -1, current, NULL);
+	spin_ms(3);
+	first = perf_event_pause(clock, false);
+	KUNIT_EXPECT_GT(test, first, 0ULL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(clock->state), PERF_EVENT_STATE_OFF);
+	/* Stopped: nothing more is counted. */
+	spin_ms(3);
+	again = perf_event_pause(clock, true);
+	KUNIT_EXPECT_EQ(test, again, first);
+	KUNIT_EXPECT_EQ(test, value(clock), 0ULL);
+	perf_event_release_kernel(clock);
+}
+
+/* ---- perf_sched_cb_inc()/dec() ---- */
+
+static atomic_t cb_in, cb_out;
+static struct pmu cb_pmu;
+
+static int cb_event_init(struct perf_event *event)
+{
+	return event->attr.type == cb_pmu.type ? 0 : -ENOENT;
+}
+
+static int cb_add(struct perf_event *event, int flags)
+{
+	perf_sched_cb_inc(event->pmu);
+	return 0;
+}
+
+static void cb_del(struct perf_event *event, int flags)
+{
+	perf_sched_cb_dec(event->pmu);
+}
+
+static void cb_nop(struct perf_event *event, int flags)
+{
+}
+
+static void cb_read(struct perf_event *event)
+{
+}
+
+static void cb_sched_task(struct perf_event_pmu_context *epc,
+			  struct task_struct *task, bool sched_in)
+{
+	atomic_inc(sched_in ? &cb_in : &cb_out);
+}
+
+static struct pmu cb_pmu = {
+	.task_ctx_nr	= perf_invalid_context,
+	.capabilities	= PERF_PMU_CAP_NO_INTERRUPT,
+	.event_init	= cb_event_init,
+	.add		= cb_add,
+	.del		= cb_del,
+	.start		= cb_nop,
+	.stop		= cb_nop,
+	.read		= cb_read,
+	.sched_task	= cb_sched_task,
+};
+
+static void sched_task_while_asked(struct kunit *test)
+{
+	struct kapi *k = test->priv;
+	struct perf_event_attr attr;
+	struct perf_event *event;
+	int i, in, out;
+
+	KUNIT_ASSERT_EQ(test, 0, perf_pmu_register(&cb_pmu, NULL, -1));
+	atomic_set(&cb_in, 0);
+	atomic_set(&cb_out, 0);
+	kattr(&attr, cb_pmu.type, 0);
+	event = perf_event_create_counter(&attr, k->cpu, NULL, NULL, NULL, NULL);
+	if (IS_ERR(event)) {
+		perf_pmu_unregister(&cb_pmu);
+		KUNIT_FAIL(test, "create: %ld", PTR_ERR(event));
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, READ_ONCE(event->state), PERF_EVENT_STATE_ACTIVE);
+	/* Each sleep is a switch to another task and back. */
+	for (i = 0; i < 5; i++)
+		msleep(1);
+	KUNIT_EXPECT_GE(test, atomic_read(&cb_out), 5);
+	KUNIT_EXPECT_GE(test, atomic_read(&cb_in), 5);
+
+	perf_event_release_kernel(event);
+	in = atomic_read(&cb_in);
+	out = atomic_read(&cb_out);
+	for (i = 0; i < 3; i++)
+		msleep(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cb_in), in);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cb_out), out);
+	perf_pmu_unregister(&cb_pmu);
+}
+
+/* ---- perf_pmu_migrate_context() ---- */
+
+static void migrate_moves_groups(struct kunit *test)
+{
+	struct kapi *k = test->priv;
+	int dst = other_cpu(test);
+	struct perf_event_context *dst_ctx = &per_cpu_ptr(&perf_cpu_context, dst)->ctx;
+	struct perf_event *leader, *sibling, *off;
+	struct perf_event_attr attr;
+	u64 l0, s0;
+
+	kattr(&attr, perf_test_pmu_type(), 0);
+	leader = kcounter(test, &attr, k->cpu, NULL, NULL);
+	sibling = kcounter(test, &attr, k->cpu, NULL, leader);
+	attr.disabled = 1;
+	off = kcounter(test, &attr, k->cpu, NULL, NULL);
+	spin_ms(3);
+	l0 = value(leader);
+	s0 = value(sibling);
+	KUNIT_EXPECT_GT(test, l0, 0ULL);
+
+	perf_pmu_migrate_context(leader->pmu, k->cpu, dst);
+
+	KUNIT_EXPECT_EQ(test, leader->cpu, dst);
+	KUNIT_EXPECT_EQ(test, sibling->cpu, dst);
+	KUNIT_EXPECT_EQ(test, off->cpu, dst);
+	KUNIT_EXPECT_PTR_EQ(test, leader->ctx, dst_ctx);
+	KUNIT_EXPECT_PTR_EQ(test, sibling->group_leader, leader);
+	KUNIT_EXPECT_EQ(test, leader->nr_siblings, 1);
+	/* Enabled ones count on the new CPU, the disabled one stays off. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(leader->state), PERF_EVENT_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(leader->oncpu), dst);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(sibling->state), PERF_EVENT_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(off->state), PERF_EVENT_STATE_OFF);
+	spin_ms(3);
+	KUNIT_EXPECT_GT(test, value(leader), l0);
+	KUNIT_EXPECT_GT(test, value(sibling), s0);
+	KUNIT_EXPECT_EQ(test, value(off), 0ULL);
+
+	/* And back: the group runs here again. */
+	perf_pmu_migrate_context(leader->pmu, dst, k->cpu);
+	KUNIT_EXPECT_EQ(test, leader->cpu, k->cpu);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(leader->oncpu), k->cpu);
+
+	perf_event_release_kernel(off);
+	perf_event_release_kernel(sibling);
+	perf_event_release_kernel(leader);
+}
+
+/* ---- a disable asked for on the wrong CPU ---- */
+
+static void pending_disable_follows_event(struct kunit *test)
+{
+	int elsewhere = other_cpu(test);
+	struct perf_event_attr attr;
+	struct perf_event *event;
+
+	/* A sampler (it has the overflow state) that never overflows. */
+	kattr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	attr.sample_period = 1ULL << 40;
+	event = kcounter(test, &attr, -1, current, NULL);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(event->state), PERF_EVENT_STATE_ACTIVE);
+
+	/*
+	 * As if the event had overflowed and asked to be disabled while
+	 * its work was still queued on a CPU it has left.
+	 */
+	WRITE_ONCE(event->pending_disable, 1);
+	KUNIT_ASSERT_TRUE(test, irq_work_queue_on(&event->pending_disable_irq,
+						  elsewhere));
+	irq_work_sync(&event->pending_disable_irq);
+
+	KUNIT_EXPECT_EQ(test, READ_ONCE(event->state), PERF_EVENT_STATE_OFF);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(event->pending_disable), 0U);
+	perf_event_release_kernel(event);
+}
+
+static struct kunit_case perf_kapi_cases[] = {
+	KUNIT_CASE(pause_takes_count_and_resets),
+	KUNIT_CASE(sched_task_while_asked),
+	KUNIT_CASE(migrate_moves_groups),
+	KUNIT_CASE(pending_disable_follows_event),
+	{}
+};
+
+static struct kunit_suite perf_kapi_suite = {
+	.name = "perf_kapi",
+	.init = kapi_init,
+	.exit = kapi_exit,
+	.test_cases = perf_kapi_cases,
+};
+
+kunit_test_suite(perf_kapi_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the perf_event in-kernel API");
+MODULE_LICENSE("GPL");
