@@ -497,4 +497,32 @@ static inline int write_sysctl(const char *name, long val)
 	return write_sysctl_str(name, buf);
 }
 
+/*
+ * The kernel's taint flags: a warning, an oops or a sanitizer report
+ * during a test changes them.
+ */
+static inline long kernel_taint(void)
+{
+	long t = 0;
+
+	read_file_long("/proc/sys/kernel/tainted", &t);
+	return t;
+}
+
+/* VmPin of this process (memory pinned by its perf buffers), in kB, or -1. */
+static inline long vm_pin_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 #endif /* PERF_UTIL_H */

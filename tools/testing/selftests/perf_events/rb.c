@@ -1057,6 +1057,42 @@ TEST(userpage_reset_publishes_zero)
 	worker_stop(&w);
 }
 
+/*
+ * The counter index (rdpmc) is published only while the event is on its
+ * PMU, on the reader's CPU: a disabled event's control page says 0, with
+ * the whole count in offset.  The perf_test PMU, like hardware, keeps
+ * naming the counter an event last used.
+ */
+TEST(userpage_index_only_while_counting)
+{
+	struct perf_event_attr a;
+	uint64_t off, en, run;
+	struct perf_rb rb;
+	long type;
+	int fd;
+
+	if (read_file_long("/sys/bus/event_source/devices/perf_test/type", &type))
+		SKIP(return, "no perf_test PMU (a test PMU of this core only)");
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	fd = sys_perf_event_open(&a, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	/* Mapped while it counts here: the index names its counter. */
+	ASSERT_EQ(map_prot(&rb, fd, 0, PROT_READ | PROT_WRITE), 0);
+	userpage_read(rb.meta, &off, &en, &run);
+	EXPECT_GE(rb.meta->index, 1);
+
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	/* A reset refreshes the page: the event is off its counter now. */
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_RESET, 0), 0);
+	userpage_read(rb.meta, &off, &en, &run);
+	EXPECT_EQ(rb.meta->index, 0);
+	EXPECT_EQ(off, 0);
+	rb_unmap(&rb);
+	close(fd);
+}
+
 /* ------------------------------------------------------------------ */
 /* data_head, data_tail                                                 */
 /* ------------------------------------------------------------------ */

@@ -1682,30 +1682,63 @@ FIXTURE_TEARDOWN(rate)
 	write_sysctl("perf_event_max_sample_rate", self->saved);
 }
 
+/* THROTTLE and UNTHROTTLE records seen so far, and the last one. */
+struct throttle_seq {
+	int thr, unthr, last;	/* last: 1 THROTTLE, 0 UNTHROTTLE, -1 none */
+};
+
+/*
+ * Count a record of type @type; returns -1 when THROTTLE and UNTHROTTLE
+ * do not alternate, starting with THROTTLE.
+ */
+static int throttle_step(struct throttle_seq *q, unsigned int type)
+{
+	int ok = 1;
+
+	if (type == PERF_RECORD_THROTTLE) {
+		ok = q->last != 1;
+		q->thr++;
+		q->last = 1;
+	} else if (type == PERF_RECORD_UNTHROTTLE) {
+		ok = q->last == 1;
+		q->unthr++;
+		q->last = 0;
+	}
+	return ok ? 0 : -1;
+}
+
+/*
+ * A cpu-clock sampler every 10 us with perf_event_max_sample_rate at 1000,
+ * running: it is throttled within every tick.  On one CPU: a task that
+ * moves while throttled has the throttle lifted by another CPU's tick or
+ * by its own switch-in, a race these tests are not about.  Returns 0 or -1.
+ */
+static int open_throttling(struct sb *s)
+{
+	if (pin_to_cpu(0) || write_sysctl("perf_event_max_sample_rate", 1000))
+		return -1;
+	sb_attr(&s->attr);
+	s->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	s->attr.sample_period = 10000;
+	s->attr.sample_type = SID_ALL | PERF_SAMPLE_IP;
+	if (sb_open(s))
+		return -1;
+	sb_on(s);
+	return 0;
+}
+
 /*
  * More samples in a tick than perf_event_max_sample_rate / HZ allows:
  * THROTTLE {time, id, stream_id}, then UNTHROTTLE at a later tick.
  */
 TEST_F(rate, throttle_and_unthrottle)
 {
+	struct throttle_seq seq = { .last = -1 };
 	struct sb s = { .fd = -1 };
 	struct perf_event_header *h;
-	int thr = 0, unthr = 0, last = -1;
 	struct perf_sid sid;
 
-	/*
-	 * On one CPU: a task that moves while throttled has the throttle
-	 * lifted by another CPU's tick or by its own switch-in, a race this
-	 * test is not about (both kernels failed it now and then).
-	 */
-	ASSERT_EQ(pin_to_cpu(0), 0);
-	ASSERT_EQ(write_sysctl("perf_event_max_sample_rate", 1000), 0);
-	sb_attr(&s.attr);
-	s.attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	s.attr.sample_period = 10000;
-	s.attr.sample_type = SID_ALL | PERF_SAMPLE_IP;
-	ASSERT_EQ(sb_open(&s), 0);
-	sb_on(&s);
+	ASSERT_EQ(open_throttling(&s), 0);
 	burn_ns(100000000);
 	ASSERT_GE(sb_off(&s), 0);
 	rb_rewind(&s.rb);
@@ -1726,21 +1759,44 @@ TEST_F(rate, throttle_and_unthrottle)
 		ASSERT_EQ(perf_sid_parse(h, SID_ALL | PERF_SAMPLE_IP, &sid), 0);
 		EXPECT_EQ(sid.id, s.id);
 		EXPECT_LE(time, sid.time);
-		/* They alternate, starting with THROTTLE. */
-		if (h->type == PERF_RECORD_THROTTLE) {
-			EXPECT_NE(last, 1);
-			thr++;
-			last = 1;
-		} else {
-			EXPECT_EQ(last, 1);
-			unthr++;
-			last = 0;
-		}
+		EXPECT_EQ(throttle_step(&seq, h->type), 0);
 		if (LOOP_FAILED())
 			break;
 	}
-	EXPECT_GE(thr, 1);
-	EXPECT_GE(unthr, 1);
+	EXPECT_GE(seq.thr, 1);
+	EXPECT_GE(seq.unthr, 1);
+	sb_close(&s);
+}
+
+/*
+ * PERF_EVENT_IOC_PERIOD restarts a running sampler, throttled or not: a
+ * throttled one is unthrottled (and says so) by the restart, so the
+ * records still alternate, each THROTTLE followed by an UNTHROTTLE.
+ */
+TEST_F(rate, period_change_while_throttled)
+{
+	struct throttle_seq seq = { .last = -1 };
+	struct sb s = { .fd = -1 };
+	struct perf_event_header *h;
+	uint64_t period;
+	int i;
+
+	ASSERT_EQ(open_throttling(&s), 0);
+	for (i = 0; i < 100; i++) {
+		burn_ns(1000000);
+		period = i & 1 ? 10000 : 20000;
+		ASSERT_EQ(ioctl(s.fd, PERF_EVENT_IOC_PERIOD, &period), 0);
+	}
+	ASSERT_GE(sb_off(&s), 0);
+	rb_rewind(&s.rb);
+	while ((h = rb_next(&s.rb))) {
+		EXPECT_EQ(throttle_step(&seq, h->type), 0)
+			TH_LOG("after %d THROTTLE, %d UNTHROTTLE", seq.thr, seq.unthr);
+		if (LOOP_FAILED())
+			break;
+	}
+	EXPECT_GE(seq.thr, 1);
+	EXPECT_GE(seq.unthr, 1);
 	sb_close(&s);
 }
 
