@@ -371,8 +371,16 @@ void perf_event_task_tick(void)
 	if (!atomic_read(&perf_nr_sampling_events))
 		return;
 	throttled = __this_cpu_xchg(perf_throttled, 0);
-	local_irq_save(flags);
+	/*
+	 * Interrupts are off: the task context (changed only on this CPU,
+	 * so too) stays.  A frequency event added meanwhile is seen next
+	 * tick.
+	 */
 	task_ctx = cpuctx->task_ctx;
+	if (!throttled && !READ_ONCE(cpuctx->ctx.nr_freq) &&
+	    !(task_ctx && READ_ONCE(task_ctx->nr_freq)))
+		return;
+	local_irq_save(flags);
 	perf_ctx_lock(cpuctx, task_ctx);
 	tick_ctx(&cpuctx->ctx, throttled);
 	tick_ctx(task_ctx, throttled);

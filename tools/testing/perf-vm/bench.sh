@@ -19,7 +19,7 @@ rm -rf "$results"
 mkdir -p "$results" "$bin"
 
 # The order the guest runs them in: cheap and sensitive ones first.
-ALL_PROGS="syscall sched inherit enable sample ringbuf mem"
+ALL_PROGS="syscall sched inherit enable sample ringbuf mem scale"
 progs=${BENCH_ONLY:-$ALL_PROGS}
 kernels=${BENCH_KERNELS:-stock qemu}
 

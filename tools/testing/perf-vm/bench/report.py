@@ -30,6 +30,7 @@ enable256_ioctl enable256_prctl
 sample_1k sample_1k_g sample_10k sample_10k_g lost_10k_g
 rb_records_per_s rb_bytes_per_s rb_ns_per_record
 mem_per_event mem_per_child_ctx open_at_10k
+sb_mmap_0 sb_mmap_1k sb_mmap_1k_added tick_1k_added bp_0 bp_256 bp_256_added
 """.split()
 
 # Where the other figures go: after the required one they belong with.
