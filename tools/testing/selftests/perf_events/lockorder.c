@@ -25,7 +25,6 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <sys/mount.h>
 #include <linux/hw_breakpoint.h>
 
 #include "../kselftest_harness.h"
@@ -50,38 +49,6 @@ static int debug_locks(void)
 			break;
 	fclose(f);
 	return v;
-}
-
-/* The tracefs events directory, mounting tracefs if need be. */
-static const char *tracefs_events(void)
-{
-	static const char *dirs[] = {
-		"/sys/kernel/tracing/events",
-		"/sys/kernel/debug/tracing/events",
-	};
-	unsigned int i;
-
-	for (i = 0; i < 2; i++)
-		if (!access(dirs[i], R_OK))
-			return dirs[i];
-	if (!access("/sys/kernel/tracing", F_OK) &&
-	    !mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
-	    !access(dirs[0], R_OK))
-		return dirs[0];
-	return NULL;
-}
-
-/* The id of tracepoint @sys/@name, or -1. */
-static long tp_id(const char *sys, const char *name)
-{
-	const char *ev = tracefs_events();
-	char path[256];
-	long id;
-
-	if (!ev)
-		return -1;
-	snprintf(path, sizeof(path), "%s/%s/%s/id", ev, sys, name);
-	return read_file_long(path, &id) ? -1 : id;
 }
 
 static int tp_open(long id, pid_t pid, int cpu, int group)

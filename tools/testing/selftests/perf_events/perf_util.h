@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -523,6 +524,38 @@ static inline long vm_pin_kb(void)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/* The tracefs events directory, mounting tracefs if need be. */
+static inline const char *tracefs_events(void)
+{
+	static const char *dirs[] = {
+		"/sys/kernel/tracing/events",
+		"/sys/kernel/debug/tracing/events",
+	};
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		if (!access(dirs[i], R_OK))
+			return dirs[i];
+	if (!access("/sys/kernel/tracing", F_OK) &&
+	    !mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
+	    !access(dirs[0], R_OK))
+		return dirs[0];
+	return NULL;
+}
+
+/* The id of tracepoint @sys/@name, or -1. */
+static inline long tp_id(const char *sys, const char *name)
+{
+	const char *ev = tracefs_events();
+	char path[256];
+	long id;
+
+	if (!ev)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s/%s/id", ev, sys, name);
+	return read_file_long(path, &id) ? -1 : id;
 }
 
 #endif /* PERF_UTIL_H */

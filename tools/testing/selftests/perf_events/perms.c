@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
+#include <linux/hw_breakpoint.h>
+
 #include "../kselftest_harness.h"
 #include "perf_util.h"
 
@@ -309,6 +311,81 @@ TEST_F(level, perfmon_and_sys_admin)
 	/* Unrelated capabilities do not help. */
 	EXPECT_EQ(variant->cpu_kernel,
 		  caps_open(1ULL << CAP_SYS_PTRACE, &attr, -1, 0));
+}
+
+/* The address of kernel symbol @name (as root), or 0. */
+static unsigned long ksym(const char *name)
+{
+	char line[256], sym[128];
+	unsigned long addr;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %*s %127s", &addr, sym) == 2 &&
+		    !strcmp(sym, name)) {
+			fclose(f);
+			return addr;
+		}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * CAP_PERFMON alone, per kind of event and target, at each level (3
+ * refuses everything without CAP_SYS_ADMIN first):
+ *  - a breakpoint on a kernel address needs CAP_SYS_ADMIN: EPERM;
+ *  - a sigtrap event on another user's task needs CAP_KILL too: EACCES,
+ *    and with CAP_KILL it opens;
+ *  - raw tracepoint data CPU-wide is what CAP_PERFMON is for; without it
+ *    a task's own raw tracepoint data needs level -1 (EPERM otherwise).
+ */
+TEST_F(level, perfmon_alone_breakpoint_sigtrap)
+{
+	const uint64_t perfmon = 1ULL << CAP_PERFMON;
+	int l3 = variant->level > 2 ? EACCES : 0;
+	unsigned long kaddr = ksym("jiffies");
+	struct perf_event_attr attr;
+
+	if (kaddr) {
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_BREAKPOINT;
+		attr.bp_type = HW_BREAKPOINT_W;
+		attr.bp_addr = kaddr;
+		attr.bp_len = HW_BREAKPOINT_LEN_8;
+		EXPECT_EQ(l3 ? l3 : EPERM, caps_open(perfmon, &attr, -1, 0));
+		EXPECT_EQ(l3 ? l3 : EPERM, caps_open(perfmon, &attr, 0, -1));
+	}
+
+	user_attr(&attr, PERF_COUNT_SW_PAGE_FAULTS);
+	attr.sample_period = 1;
+	attr.sigtrap = 1;
+	attr.remove_on_exec = 1;
+	EXPECT_EQ(l3 ? l3 : EACCES, caps_open(perfmon, &attr, 1, -1));
+	EXPECT_EQ(l3, caps_open(perfmon | 1ULL << CAP_KILL, &attr, 1, -1));
+}
+
+TEST_F(level, perfmon_alone_raw_tracepoints)
+{
+	const uint64_t perfmon = 1ULL << CAP_PERFMON;
+	int l3 = variant->level > 2 ? EACCES : 0;
+	struct perf_event_attr attr;
+	long id = tp_id("sched", "sched_switch");
+
+	if (id < 0)
+		SKIP(return, "no tracepoint events (tracing not built in)");
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = id;
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_RAW;
+	EXPECT_EQ(l3, caps_open(perfmon, &attr, -1, 0));
+	attr.exclude_kernel = 1;
+	EXPECT_EQ(variant->level < 0 ? 0 : l3 ? l3 : EPERM,
+		  unpriv_open(&attr, 0, -1));
 }
 
 /*
