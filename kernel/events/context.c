@@ -621,6 +621,13 @@ static void perf_group_detach(struct perf_event *event)
 		list_for_each_entry(sibling, &leader->sibling_list, sibling_list)
 			leader->group_caps &= sibling->event_caps;
 		group_sizes_changed(leader);
+		/*
+		 * Out of the group, it leads a group of its own: an event that
+		 * lives on (remove_on_exec, its CPU gone offline) must not keep
+		 * pointing at a leader that may be freed before it.
+		 */
+		event->group_leader = event;
+		event->group_caps = event->event_caps;
 		perf_event_compute_sizes(event);
 		return;
 	}

@@ -233,6 +233,14 @@ static int check_group(struct perf_event *event, struct perf_event *leader,
 		return -EINVAL;
 	if (leader->state <= PERF_EVENT_STATE_EXIT)
 		return -ENODEV;
+	/*
+	 * A leader whose CPU went offline left its context for good (its
+	 * group broken up, it stays off): a member joining it would be in
+	 * the context while its leader is not, and closing the leader would
+	 * not take it out of the group.
+	 */
+	if (!(leader->attach_state & PERF_ATTACH_CONTEXT))
+		return -ENODEV;
 	if (event->attr.exclusive || event->attr.pinned)
 		return -EINVAL;		/* only a leader can be either */
 

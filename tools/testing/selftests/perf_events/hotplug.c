@@ -111,6 +111,65 @@ TEST_F(hp, percpu_event_frozen_when_offline)
 	close(fd);
 }
 
+/*
+ * A leader whose CPU went away has left its context for good: once the CPU
+ * is back, a new event cannot join it (ENODEV), and the leader can still
+ * be read and closed.
+ */
+TEST_F(hp, no_joining_a_leader_that_left)
+{
+	uint64_t buf[4];
+	int leader, member;
+
+	leader = open_ev(PERF_COUNT_SW_CPU_CLOCK, -1, self->cpu, -1, F_GRP, 0);
+	ASSERT_GE(leader, 0);
+	ASSERT_EQ(offline(self->cpu), 0);
+	ASSERT_EQ(set_online(self->cpu, 1), 0);
+	member = open_ev(PERF_COUNT_SW_DUMMY, -1, self->cpu, leader, F_GRP, 0);
+	EXPECT_EQ(member, -1);
+	EXPECT_EQ(errno, ENODEV);
+	/* Where it was let in, the member goes first: the safe order. */
+	if (member >= 0)
+		close(member);
+	EXPECT_EQ(read(leader, buf, sizeof(buf)), 16);
+	close(leader);
+}
+
+/*
+ * A member of a group broken up by offlining leads a group of its own
+ * afterwards: its old leader can be closed and group ioctls and reads of
+ * the member see the member alone.
+ */
+TEST_F(hp, member_outlives_its_old_leader)
+{
+	uint64_t buf[4];
+	int leader, member;
+
+	/*
+	 * The stock kernel keeps the member pointing at the freed leader and
+	 * uses it in the group ioctl below: a use-after-free that can take
+	 * the rest of the run down with it.  This series' kernels have the
+	 * perf_test PMU.
+	 */
+	if (access("/sys/bus/event_source/devices/perf_test", F_OK))
+		SKIP(return, "would use freed memory on a kernel without the fix");
+	leader = open_ev(PERF_COUNT_SW_CPU_CLOCK, -1, self->cpu, -1, F_GRP, 0);
+	ASSERT_GE(leader, 0);
+	member = open_ev(PERF_COUNT_SW_DUMMY, -1, self->cpu, leader, F_GRP, 0);
+	ASSERT_GE(member, 0);
+	ASSERT_EQ(offline(self->cpu), 0);
+	ASSERT_EQ(set_online(self->cpu, 1), 0);
+	close(leader);
+	/* Its memory is freed after a grace period: let that pass. */
+	usleep(200000);
+	EXPECT_EQ(ioctl(member, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP), 0);
+	EXPECT_EQ(ioctl(member, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP), 0);
+	/* nr and the member's own value. */
+	EXPECT_EQ(read(member, buf, sizeof(buf)), 16);
+	EXPECT_EQ(buf[0], 1);
+	close(member);
+}
+
 /* Offlining breaks a per-CPU group up: every member reads as a group of 1. */
 TEST_F(hp, percpu_group_broken_up)
 {

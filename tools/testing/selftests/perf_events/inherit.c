@@ -606,4 +606,40 @@ TEST(remove_on_exec_removes_at_exec)
 	close(fd);
 }
 
+/*
+ * A remove_on_exec member of a group that stays: at the exec it leaves
+ * the group and leads a group of its own, so once its old leader is
+ * closed, group ioctls and reads of the member see the member alone.
+ */
+TEST(remove_on_exec_member_outlives_leader)
+{
+	struct evspec s = {
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.fmt = F_GRP,
+	};
+	struct worker w;
+	uint64_t buf[4];
+	int leader, member;
+
+	/* The stock kernel uses the freed leader here (see hotplug.c). */
+	if (access("/sys/bus/event_source/devices/perf_test", F_OK))
+		SKIP(return, "would use freed memory on a kernel without the fix");
+	ASSERT_EQ(worker_start(&w), 0);
+	leader = open_spec(&s, w.pid, -1, -1, 0);
+	ASSERT_GE(leader, 0);
+	s.config = PERF_COUNT_SW_PAGE_FAULTS;
+	s.remove_on_exec = 1;
+	member = open_spec(&s, w.pid, -1, leader, 0);
+	ASSERT_GE(member, 0);
+	ASSERT_EQ(worker_do(&w, W_EXEC, 0), 0);
+	close(leader);
+	/* Its memory is freed after a grace period: let that pass. */
+	usleep(200000);
+	EXPECT_EQ(ioctl(member, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP), 0);
+	EXPECT_EQ(read(member, buf, sizeof(buf)), 16);
+	EXPECT_EQ(buf[0], 1);
+	EXPECT_EQ(worker_stop(&w), 0);
+	close(member);
+}
+
 TEST_HARNESS_MAIN
