@@ -4,7 +4,7 @@
 PERFVM := tools/testing/perf-vm
 KERNEL ?= all
 
-.PHONY: all run check stock debug kernel deps prepare selftests patches bench clean help
+.PHONY: all run check stock debug kcsan kernel deps prepare selftests patches bench fuzz clean help
 
 all: run
 
@@ -14,6 +14,7 @@ help:
 	@echo "make stock    build the unmodified base kernel with the same config"
 	@echo "make patches  write the series to out/patches and checkpatch it"
 	@echo "make bench    benchmarks, stock against ours"
+	@echo "make fuzz     the perf_event fuzzer (SECONDS=N SEED=S KERNEL=debug|qemu|stock|kcsan SMP=n)"
 
 deps:
 	@$(PERFVM)/deps.sh
@@ -30,6 +31,9 @@ debug: prepare
 stock: prepare
 	@$(PERFVM)/build.sh stock >/dev/null
 
+kcsan: prepare
+	@$(PERFVM)/build.sh kcsan >/dev/null
+
 run: prepare
 	@$(PERFVM)/run.sh
 
@@ -41,6 +45,11 @@ patches: prepare
 
 bench: prepare
 	@$(PERFVM)/bench.sh
+
+# make's own SECONDS would be the shell's: passed on as SECONDS_.
+fuzz: prepare
+	@SECONDS_=$(SECONDS) SEED=$(SEED) KERNEL=$(if $(filter all,$(KERNEL)),debug,$(KERNEL)) \
+		SMP=$(SMP) $(PERFVM)/fuzz.sh
 
 clean:
 	rm -rf out/build out/vm out/patches

@@ -2,17 +2,20 @@
 # Build one kernel flavour incrementally.
 #   qemu   our series, qemu fragment           -> out/build/qemu
 #   debug  our series, qemu + debug fragments  -> out/build/debug
+#   kcsan  our series, qemu + kcsan fragments  -> out/build/kcsan
 #   stock  the unmodified base, qemu fragment  -> out/build/stock
 #   stock-debug  the base with the debug fragments
 # The .config is regenerated only when the fragments change.
 . "$(dirname "$0")/lib.sh"
 
-flavour=${1:?usage: build.sh qemu|debug|stock|stock-debug}
+flavour=${1:?usage: build.sh qemu|debug|kcsan|stock|stock-debug}
 frags=$PERFVM/config/qemu.config
 case "$flavour" in
 qemu) src=$SERIES_SRC; frags="$frags $PERFVM/config/ours.config" ;;
 debug) src=$SERIES_SRC
 	frags="$frags $PERFVM/config/debug.config $PERFVM/config/ours.config" ;;
+kcsan) src=$SERIES_SRC
+	frags="$frags $PERFVM/config/kcsan.config $PERFVM/config/ours.config" ;;
 stock) src=$BASE_SRC; frags="$frags $PERFVM/config/stock.config" ;;
 stock-debug) src=$BASE_SRC
 	frags="$frags $PERFVM/config/debug.config $PERFVM/config/stock.config" ;;

@@ -3,10 +3,12 @@
 # every test, scan the console for splats, and end with one line
 # "N passed, N failed, N skipped".  Non-zero exit on any failure.
 #
-# usage: check.sh [all|qemu|stock]
-#   qemu   our kernel (-smp 2 and -smp 4) and our debug kernel (-smp 2)
+# usage: check.sh [all|qemu|stock|kcsan]
+#   qemu   our kernel (-smp 2 and -smp 4) and our debug kernel (-smp 2),
+#          and a short seeded fuzz on the debug kernel at -smp 2 and -smp 4
+#   kcsan  our KCSAN kernel (-smp 2)
 #   stock  the unmodified base with the same configuration (-smp 2 and 4)
-#   all    both (the default): every test must pass on both kernels
+#   all    all of them (the default): every test must pass on both kernels
 . "$(dirname "$0")/lib.sh"
 
 which=${1:-all}
@@ -19,9 +21,12 @@ kernels=
 case "$which" in
 qemu) kernels="qemu debug" ;;
 stock) kernels="stock" ;;
-all) kernels="qemu debug stock" ;;
-*) die "usage: check.sh qemu|stock|all" ;;
+kcsan) kernels="kcsan" ;;
+all) kernels="qemu debug kcsan stock" ;;
+*) die "usage: check.sh qemu|stock|kcsan|all" ;;
 esac
+# The short fuzz of make check: seconds of fuzzing per run.
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 
 for k in $kernels; do
 	"$PERFVM/build.sh" "$k" >/dev/null || exit 1
@@ -62,6 +67,19 @@ for k in $kernels; do
 	debug)
 		# shellcheck disable=SC2046
 		run "debug-smp2" debug 2 2048 3600 $(paths "${all_tests[@]}")
+		for smp in 2 4; do
+			label=debug-fuzz-smp$smp
+			log "fuzzing the debug kernel at -smp $smp for ${FUZZ_SECONDS}s"
+			FUZZ_NO_BUILD=1 FUZZ_DIR=$results SECONDS_=$FUZZ_SECONDS \
+				SEED=$smp KERNEL=debug SMP=$smp "$PERFVM/fuzz.sh" "$label" \
+				>"$results/$label.summary" 2>/dev/null
+			grep -v "^$label: [0-9]* passed" "$results/$label.summary" >&2
+			summaries+=("$results/$label.summary")
+		done
+		;;
+	kcsan)
+		# shellcheck disable=SC2046
+		run "kcsan-smp2" kcsan 2 2048 3600 $(paths "${all_tests[@]}")
 		;;
 	esac
 done

@@ -1,0 +1,48 @@
+#!/bin/bash
+# make fuzz: boot a kernel and run the perf_event fuzzer in it, then judge
+# the run: a splat on the console, a hang (the guest not coming back), a
+# leak kmemleak reports, or state left behind after every event is closed
+# fails it.
+#
+# usage: fuzz.sh [LABEL]
+# Environment (make fuzz passes its variables on):
+#   SECONDS_=N       seconds of fuzzing (default 60)
+#   SEED=S           the fuzzer's seed (default 1)
+#   KERNEL=k         debug (default), qemu, stock or kcsan
+#   SMP=n            guest CPUs (default 2)
+#   FUZZ_NO_BUILD=1  use the kernel image already built
+#   FUZZ_DIR=dir     where the logs go (default out/fuzz)
+# Prints "LABEL: P passed, F failed, S skipped" last, as check.sh's runs do;
+# the guest's logs are in FUZZ_DIR/LABEL.{out,console}.
+. "$(dirname "$0")/lib.sh"
+
+secs=${SECONDS_:-60}
+seed=${SEED:-1}
+kernel=${KERNEL:-debug}
+smp=${SMP:-2}
+label=${1:-fuzz-$kernel-smp$smp-seed$seed}
+dir=${FUZZ_DIR:-$OUT/fuzz}
+bin=$BUILD/fuzz
+mkdir -p "$dir" "$bin"
+
+case "$kernel" in
+qemu|debug|stock|kcsan) ;;
+*) die "KERNEL must be qemu, debug, stock or kcsan" ;;
+esac
+img=$BUILD/$kernel/arch/x86/boot/bzImage
+if [ -z "${FUZZ_NO_BUILD:-}" ]; then
+	img=$("$PERFVM/build.sh" "$kernel") || die "building the $kernel kernel failed"
+fi
+[ -r "$img" ] || die "no $kernel kernel image: $img"
+gcc -O2 -g -Wall -static -pthread -isystem "$TOP/tools/include/uapi" \
+	-o "$bin/perf_fuzz" "$PERFVM/fuzz/perf_fuzz.c" || die "cannot build the fuzzer"
+
+# The guest has the fuzzing time, a kmemleak scan or two and the boot; a
+# debug or KCSAN kernel boots and scans slowly.
+tmo=$((secs * 3 + 600))
+log "fuzzing $kernel at -smp $smp for ${secs}s, seed $seed"
+"$PERFVM/vm.sh" -k "$img" -s "$smp" -m 2048 -t "$tmo" \
+	-c "$dir/$label.console" -o "$dir/$label.out" -- \
+	"sh $PERFVM/fuzz-guest.sh $bin/perf_fuzz $seed $secs" >/dev/null
+st=$?
+"$PERFVM/summarize.py" "$label" "$dir/$label.out" "$dir/$label.console" "$st"
