@@ -6,7 +6,7 @@
 # usage: check.sh [all|qemu|stock|kcsan]
 #   qemu   our kernel (-smp 2 and -smp 4) and our debug kernel (-smp 2),
 #          and a short seeded fuzz on the debug kernel at -smp 2 and -smp 4
-#   kcsan  our KCSAN kernel (-smp 2)
+#   kcsan  our KCSAN kernel (-smp 2), and a short fuzz on it at -smp 4
 #   stock  the unmodified base with the same configuration (-smp 2 and 4)
 #   all    all of them (the default): every test must pass on both kernels
 . "$(dirname "$0")/lib.sh"
@@ -27,6 +27,17 @@ all) kernels="qemu debug kcsan stock" ;;
 esac
 # The short fuzz of make check: seconds of fuzzing per run.
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+
+# fuzz KERNEL SMP: the short seeded fuzz (the seed is the CPU count).
+fuzz() {
+	local label=$1-fuzz-smp$2
+	log "fuzzing the $1 kernel at -smp $2 for ${FUZZ_SECONDS}s"
+	FUZZ_NO_BUILD=1 FUZZ_DIR=$results SECONDS_=$FUZZ_SECONDS \
+		SEED=$2 KERNEL=$1 SMP=$2 "$PERFVM/fuzz.sh" "$label" \
+		>"$results/$label.summary" 2>/dev/null
+	grep -v "^$label: [0-9]* passed" "$results/$label.summary" >&2
+	summaries+=("$results/$label.summary")
+}
 
 for k in $kernels; do
 	"$PERFVM/build.sh" "$k" >/dev/null || exit 1
@@ -67,19 +78,13 @@ for k in $kernels; do
 	debug)
 		# shellcheck disable=SC2046
 		run "debug-smp2" debug 2 2048 3600 $(paths "${all_tests[@]}")
-		for smp in 2 4; do
-			label=debug-fuzz-smp$smp
-			log "fuzzing the debug kernel at -smp $smp for ${FUZZ_SECONDS}s"
-			FUZZ_NO_BUILD=1 FUZZ_DIR=$results SECONDS_=$FUZZ_SECONDS \
-				SEED=$smp KERNEL=debug SMP=$smp "$PERFVM/fuzz.sh" "$label" \
-				>"$results/$label.summary" 2>/dev/null
-			grep -v "^$label: [0-9]* passed" "$results/$label.summary" >&2
-			summaries+=("$results/$label.summary")
-		done
+		fuzz debug 2
+		fuzz debug 4
 		;;
 	kcsan)
 		# shellcheck disable=SC2046
 		run "kcsan-smp2" kcsan 2 2048 3600 $(paths "${all_tests[@]}")
+		fuzz kcsan 4
 		;;
 	esac
 done
