@@ -2360,7 +2360,12 @@ TEST(context_switch_samples_are_kernel)
 	s.attr.exclude_kernel = 0;
 	ASSERT_EQ(sampler_open(&s, RB_PAGES), 0);
 	sampler_on(&s);
-	for (i = 0; i < 5; i++)
+	/*
+	 * A sleep whose timer expires before the task gets to schedule()
+	 * (a slow kernel on a busy host) switches nothing: sleep until five
+	 * switches were counted.
+	 */
+	for (i = 0; i < 100000 && read_count(s.fd) < 5; i++)
 		usleep(1000);
 	ASSERT_GE(sampler_off(&s), 0);
 	n = samples_of(&s, ss, MAX_SAMPLES);
