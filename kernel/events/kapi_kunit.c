@@ -175,7 +175,7 @@ static void sched_task_while_asked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(event->state), PERF_EVENT_STATE_ACTIVE);
 	/* Each sleep is a switch to another task and back. */
 	for (i = 0; i < 5; i++)
-		msleep(1);
+		usleep_range(1000, 2000);
 	KUNIT_EXPECT_GE(test, atomic_read(&cb_out), 5);
 	KUNIT_EXPECT_GE(test, atomic_read(&cb_in), 5);
 
@@ -183,7 +183,7 @@ static void sched_task_while_asked(struct kunit *test)
 	in = atomic_read(&cb_in);
 	out = atomic_read(&cb_out);
 	for (i = 0; i < 3; i++)
-		msleep(1);
+		usleep_range(1000, 2000);
 	KUNIT_EXPECT_EQ(test, atomic_read(&cb_in), in);
 	KUNIT_EXPECT_EQ(test, atomic_read(&cb_out), out);
 	perf_pmu_unregister(&cb_pmu);
