@@ -43,8 +43,10 @@
  *   8. event->child_mutex
  *   9. event->mmap_mutex           two events' in address order (SET_OUTPUT);
  *                                  also under mm->mmap_lock (perf_mmap())
- *  10. rb->event_lock, bp_mutex, callchain_mutex, pmus_lock: leaves, under
- *      which nothing else is taken.
+ *  10. rb->event_lock, bp_mutex, callchain_mutex, pmus_lock: none of the
+ *      above is taken under them.  pmus_lock is held while a new PMU's
+ *      device is added, so the driver core's and sysfs's locks come
+ *      after it; its sysfs files take it with nothing of ours held.
  *
  *  Raw spinlocks, interrupts off: rq->lock (the context switch hooks) ->
  *  the CPU context's ctx->lock -> a task context's ctx->lock -> a CPU
