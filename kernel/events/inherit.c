@@ -132,8 +132,9 @@ static int inherit_groups(struct list_head *groups, u64 clone_flags,
  * @child: the new task, not yet running
  * @clone_flags: the clone flags
  *
- * Return: 0, or -ENOMEM; on failure the caller frees what was copied with
- * perf_event_free_task().
+ * Return: 0, or the error of the copy that failed.  On failure, what was
+ * copied is undone here: copy_process() calls perf_event_free_task() only
+ * for the steps after this one, and frees the task at once.
  */
 int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 {
@@ -166,9 +167,14 @@ int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 	mutex_unlock(&parent_ctx->mutex);
 	put_ctx(parent_ctx);
 
-	/* Published even on failure, so perf_event_free_task() finds it. */
 	if (child_ctx)
 		child->perf_event_ctxp = child_ctx;
+	/*
+	 * The copies made so far are on their originals' child lists and
+	 * name the task: take them all back before the task is freed.
+	 */
+	if (err)
+		perf_event_free_task(child);
 	return err;
 }
 
