@@ -122,22 +122,26 @@ static void sw_time_enabled_equals_running(struct kunit *test)
 	struct perf_event_attr attr;
 	struct perf_event *clock;
 	struct reading r;
+	u64 before, took;
 
 	test_attr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	clock = make(test, &attr, true, NULL);
 	spin_ms(5);
 	usleep_range(2000, 3000);
 	spin_ms(5);
+	before = perf_clock();
 	r = rd(clock);
+	took = perf_clock() - before;
 	KUNIT_EXPECT_GT(test, r.enabled, 0ULL);
 	KUNIT_EXPECT_EQ(test, r.enabled, r.running);
 	/*
 	 * task-clock counts the context's time while on the PMU.  The read
 	 * settles the times first and then asks the clock, which looks at
-	 * perf_clock() once more: the count may be ahead by that gap.
+	 * perf_clock() once more: the count may be ahead by that gap, which
+	 * is within the read (long, when the host stalls the guest's CPU).
 	 */
 	KUNIT_EXPECT_GE(test, r.count, r.running);
-	KUNIT_EXPECT_LT(test, r.count - r.running, (u64)NSEC_PER_MSEC);
+	KUNIT_EXPECT_LE(test, r.count - r.running, took);
 }
 
 /* Time does not run while an event is disabled. */
@@ -233,12 +237,14 @@ static void flexible_groups_multiplex(struct kunit *test)
 		r[i] = rd(e[i]);
 		sum += r[i].running;
 		/*
-		 * The test PMU counts time on a counter: about the running
-		 * time (the two clocks are read at slightly different points
-		 * of adding and removing).
+		 * The test PMU counts time on a counter, inside the times it
+		 * is scheduled.  Not compared with the running time itself:
+		 * the two clocks are read at different points of adding and
+		 * removing, and a host that stalls the guest's CPU between
+		 * them (18 ms seen on a loaded host) moves one, not the other.
 		 */
-		KUNIT_EXPECT_LT(test, abs_diff(r[i].count, r[i].running),
-				r[i].running / 20);
+		KUNIT_EXPECT_GT(test, r[i].count, 0ULL);
+		KUNIT_EXPECT_LE(test, r[i].count, r[i].enabled);
 		KUNIT_EXPECT_GT(test, r[i].running, r[i].enabled / 5);
 		KUNIT_EXPECT_LT(test, r[i].running, r[i].enabled * 4 / 5);
 	}
@@ -274,18 +280,25 @@ static void exclusive_group_runs_alone(struct kunit *test)
 	struct perf_event_attr attr;
 	struct perf_event *excl, *other;
 	struct reading a, b;
+	u64 start, span;
 
 	test_attr(&attr, perf_test_pmu_type(), 0);
 	attr.exclusive = 1;
+	start = perf_clock();
 	excl = make(test, &attr, true, NULL);
 	other = make_test(test, true, false, NULL);
 	spin_ms(120);
 	a = rd(excl);
 	b = rd(other);
+	span = perf_clock() - start;
 	KUNIT_EXPECT_GT(test, a.running, 0ULL);
 	KUNIT_EXPECT_GT(test, b.running, 0ULL);
-	/* With two counters both would run all the time if not exclusive. */
-	KUNIT_EXPECT_LE(test, a.running + b.running, a.enabled + a.enabled / 20);
+	/*
+	 * Never at the same time: their running times fit in the span of
+	 * the test, however long the host stalled it.  With two counters,
+	 * both would run all the time if not exclusive: twice the span.
+	 */
+	KUNIT_EXPECT_LE(test, a.running + b.running, span);
 }
 
 /* Leader and siblings are scheduled together: identical times. */
