@@ -209,10 +209,10 @@ static int buffers_that_fit(void)
 }
 
 /*
- * As nobody: map one buffer here through event A, and in a forked child
- * through event B (redirected into A's buffer, or A itself when @arg is
- * set); unmap both at the same moment, many times; then the user's
- * allowance must be whole again, and nothing pinned.
+ * As a user of its own: map one buffer here through event A, and in a
+ * forked child through event B (redirected into A's buffer, or A itself
+ * when @arg is set); unmap both at the same moment, many times; then the
+ * user's allowance must be whole again, and nothing pinned.
  */
 static int shared_unmap_child(void *arg)
 {
@@ -276,6 +276,14 @@ static int shared_unmap_child(void *arg)
 	return buffers_that_fit() == expect ? 0 : 108;
 }
 
+/*
+ * Each case runs as a user of its own: a kernel that leaves the charge
+ * behind leaves it on that user, not on nobody, whom other programs'
+ * cases (limits.c) count on finding with the whole allowance.
+ */
+#define UNMAP_UID_REDIRECTED	65533
+#define UNMAP_UID_SAME_EVENT	65532
+
 static int run_unmap_rounds(bool same_event)
 {
 	long old;
@@ -284,7 +292,8 @@ static int run_unmap_rounds(bool same_event)
 	if (read_sysctl("perf_event_mlock_kb", &old) ||
 	    write_sysctl("perf_event_mlock_kb", MLOCK_KB))
 		return -1;
-	ret = run_unprivileged(shared_unmap_child, same_event ? &psz : NULL);
+	ret = run_as_user(same_event ? UNMAP_UID_SAME_EVENT : UNMAP_UID_REDIRECTED,
+			  shared_unmap_child, same_event ? &psz : NULL);
 	write_sysctl("perf_event_mlock_kb", old);
 	return ret;
 }
