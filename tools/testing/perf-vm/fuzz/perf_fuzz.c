@@ -21,7 +21,8 @@
  *              non-zero tails, 0, tiny and huge values.
  *     close    close() of a random event fd (leaders and siblings alike)
  *     ioctl    every PERF_EVENT_IOC_* request with good and bad arguments,
- *              sometimes PERF_IOC_FLAG_GROUP, now and then an unknown one
+ *              sometimes PERF_IOC_FLAG_GROUP, now and then an unknown one;
+ *              SET_FILTER mostly on a tracepoint event
  *     read     read() of an event with sizes 0, 1, 8, 24, exact, large and
  *              bad buffers
  *     mmap     1 + 2^n pages (n = 0..6), bad sizes, offsets, protections
@@ -1044,6 +1045,23 @@ static int ev_pick_filtered(struct rng *r, bool leaders)
 static int ev_pick(struct rng *r)
 {
 	return ev_pick_filtered(r, false);
+}
+
+/*
+ * A random event of attr.type @type (only CPU-wide ones if @cpu_wide),
+ * or -1 if there is none.
+ */
+static int ev_pick_type(struct rng *r, uint32_t type, bool cpu_wide)
+{
+	int i, start = (int)rnd_below(r, MAX_EVENTS), k;
+
+	for (i = 0; i < MAX_EVENTS; i++) {
+		k = (start + i) % MAX_EVENTS;
+		if (ev[k].fd >= 0 && ev[k].attr.type == type &&
+		    (!cpu_wide || ev[k].pid == -1))
+			return k;
+	}
+	return -1;
 }
 
 /* Another event on the same task and CPU as @slot, if there is one. */
@@ -2594,6 +2612,23 @@ static void op_ioctl(struct rng *r)
 	memset(&a, 0, sizeof(a));
 	a.fd = pick_event_fd(r, slot);
 	gen_ioctl_kind(r, &a, slot);
+	/*
+	 * A filter is the tracing code's business only for a tracepoint
+	 * event (the others refuse it at once): mostly give it one, half
+	 * the time a CPU-wide one (whose context is a CPU's, the one CPU
+	 * hotplug locks), so that the tracing code's locks meet both kinds
+	 * of context mutex in a short run.
+	 */
+	if (a.req == PERF_EVENT_IOC_SET_FILTER && slot >= 0 &&
+	    a.fd == ev[slot].fd && pct(r, 75)) {
+		int tp = one_in(r, 2) ?
+			 ev_pick_type(r, PERF_TYPE_TRACEPOINT, true) : -1;
+
+		if (tp < 0)
+			tp = ev_pick_type(r, PERF_TYPE_TRACEPOINT, false);
+		if (tp >= 0)
+			a.fd = ev[tp].fd;
+	}
 	exec_ioctl(&a);
 }
 
