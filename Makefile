@@ -4,7 +4,7 @@
 PERFVM := tools/testing/perf-vm
 KERNEL ?= all
 
-.PHONY: all run check stock debug kcsan kernel deps prepare selftests patches bench fuzz clean help
+.PHONY: all run check stock debug kcsan kernel deps prepare selftests patches bench fuzz qemu-pmu clean help
 
 all: run
 
@@ -15,6 +15,7 @@ help:
 	@echo "make patches  write the series to out/patches and checkpatch it"
 	@echo "make bench    benchmarks, stock against ours"
 	@echo "make fuzz     the perf_event fuzzer (SECONDS=N SEED=S KERNEL=debug|qemu|stock|kcsan SMP=n)"
+	@echo "make qemu-pmu QEMU with our emulated x86 PMU (guests use it with PMU=intel)"
 
 deps:
 	@$(PERFVM)/deps.sh
@@ -45,6 +46,9 @@ patches: prepare
 
 bench: prepare
 	@$(PERFVM)/bench.sh
+
+qemu-pmu:
+	@tools/testing/qemu-pmu/build.sh >/dev/null
 
 # make's own SECONDS would be the shell's: passed on as SECONDS_.
 fuzz: prepare

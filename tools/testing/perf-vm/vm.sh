@@ -10,6 +10,12 @@
 # or 124 when the guest did not finish in time, 125 when it died without
 # reporting a status.  A guest that does not get to the command within
 # PERFVM_BOOT_LIMIT seconds (default 200) is booted again, up to three times.
+#
+# PMU=none (the default) runs Debian's QEMU, whose TCG has no PMU.
+# PMU=intel runs QEMU with our emulated PMU (make qemu-pmu, which builds it
+# into out/qemu-pmu) on an Intel CPU with architectural perfmon v4: the
+# TCG "max" CPU as GenuineIntel family 6 model 0xF0, a model number no
+# driver table of Linux 6.12 names, so drivers take their generic paths.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 kernel= smp=2 mem=1024 timeout=600 console= output= append= icount=
@@ -49,8 +55,29 @@ chmod 644 "$work/cmd.sh"
 out=$work/out.log
 : >"$out"
 
+qemu=qemu-system-x86_64
+cpu=max
+fw=()
+case "${PMU:-none}" in
+none) ;;
+intel)
+	qemu=$top/out/qemu-pmu/build/qemu-system-x86_64
+	cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu=on
+	# Built without its firmware: Debian's, from the packages.
+	fw=(-L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu)
+	;;
+*)
+	echo "vm.sh: PMU must be none or intel, not '$PMU'" >&2
+	exit 2
+	;;
+esac
+if [ ! -x "$(command -v "$qemu")" ]; then
+	echo "vm.sh: no $qemu (PMU=${PMU:-none}: make qemu-pmu builds it)" >&2
+	exit 2
+fi
+
 qemu_args=(
-	-accel tcg -cpu max -smp "$smp" -m "$mem"
+	-accel tcg -cpu "$cpu" -smp "$smp" -m "$mem" "${fw[@]}"
 	-display none -monitor none -no-reboot -nodefaults
 	-kernel "$kernel"
 	-append "console=ttyS0 root=/dev/root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro init=$here/guest-init perfvm.cmd=$work/cmd.sh perfvm.top=$top panic=-1 softlockup_panic=0 pci=noacpi $append"
@@ -84,7 +111,7 @@ boot_once() {
 	: >"$console"
 	: >"$out"
 	rm -f "$work/qrc"
-	( timeout -k 10 "$timeout" qemu-system-x86_64 "${qemu_args[@]}" </dev/null |
+	( timeout -k 10 "$timeout" "$qemu" "${qemu_args[@]}" </dev/null |
 		sed -u '/^PERFVM-EXIT: /d'
 	  echo "${PIPESTATUS[0]}" >"$work/qrc" ) &
 	pid=$!
