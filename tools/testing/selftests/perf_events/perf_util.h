@@ -270,6 +270,30 @@ static inline void settle(void)
 	usleep(2000);
 }
 
+/* Context switches of this process so far, voluntary or not. */
+static inline long switches_so_far(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/*
+ * Sleep until this process has been switched out at least once: a short
+ * sleep whose timer expires before the task reaches schedule() (a guest
+ * the host kept from running) switches nothing.
+ */
+static inline void switch_out(void)
+{
+	long n = switches_so_far();
+
+	do
+		usleep(2000);
+	while (switches_so_far() == n);
+}
+
 /* Number of CPUs online, as sysconf reports it. */
 static inline int nr_cpus(void)
 {

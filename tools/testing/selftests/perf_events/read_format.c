@@ -166,7 +166,7 @@ FIXTURE_SETUP(fmt)
 	ASSERT_GE(self->idle, 0);
 	self->idle_id = event_id(self->idle);
 	ASSERT_NE(self->idle_id, 0);
-	settle();
+	switch_out();
 	touch_pages(NPAGES);
 	burn(2000000);
 }
@@ -236,7 +236,7 @@ TEST_F(fmt, fields)
 	EXPECT_GE(r.value[0], NPAGES);			/* page faults */
 	if (fmt & F_GRP) {
 		EXPECT_GE(r.value[1], NPAGES);		/* minor faults */
-		EXPECT_GE(r.value[2], 1);		/* settle()'s switch */
+		EXPECT_GE(r.value[2], 1);		/* switch_out()'s */
 	}
 	if (fmt & F_EN)
 		EXPECT_GT(r.enabled, 0);
