@@ -9,7 +9,8 @@
 # file; kernel messages go to the console log.  Exit status: the command's,
 # or 124 when the guest did not finish in time, 125 when it died without
 # reporting a status.  A guest that does not get to the command within
-# PERFVM_BOOT_LIMIT seconds (default 200) is booted again, up to three times.
+# PERFVM_BOOT_LIMIT seconds (default 200), or that dies before it, is booted
+# again, up to three times.
 #
 # PMU=none (the default) runs Debian's QEMU, whose TCG has no PMU.
 # PMU=intel runs QEMU with our emulated PMU (make qemu-pmu, which builds it
@@ -129,12 +130,22 @@ boot_once() {
 	qrc=$(cat "$work/qrc" 2>/dev/null || echo 125)
 }
 
+# A guest that died before it got to its command (an early-boot crash,
+# such as an interrupt racing the IO-APIC set-up under TCG) is booted
+# again too; a crash that is the kernel's own comes back every time.
 for attempt in 1 2 3; do
 	boot_once
-	[ "$qrc" -eq 126 ] || break
-	cp "$console" "$console.hung$attempt"
-	echo "vm.sh: the guest did not get to its command within ${boot_limit}s; booting" \
-		"again (console kept in $console.hung$attempt)" >&2
+	if [ "$qrc" -eq 126 ]; then
+		cp "$console" "$console.hung$attempt"
+		echo "vm.sh: the guest did not get to its command within ${boot_limit}s; booting" \
+			"again (console kept in $console.hung$attempt)" >&2
+	elif ! grep -q "perfvm: guest ready" "$console" && [ $attempt -lt 3 ]; then
+		cp "$console" "$console.died$attempt"
+		echo "vm.sh: the guest died before it got to its command (qemu status $qrc);" \
+			"booting again (console kept in $console.died$attempt)" >&2
+	else
+		break
+	fi
 done
 [ -n "$output" ] && sed '/^PERFVM-EXIT: /d' "$out" >"$output"
 
