@@ -103,8 +103,8 @@ static uint64_t count_spin(int fd, unsigned long n)
 }
 
 FIXTURE(hw) {
-	long max_rate, max_percent;
-	int restore;
+	long max_rate, max_percent, thresh;
+	int restore, restore_thresh;
 };
 
 FIXTURE_SETUP(hw)
@@ -113,6 +113,7 @@ FIXTURE_SETUP(hw)
 	int fail;
 
 	self->restore = 0;
+	self->restore_thresh = 0;
 	why = hw_unavailable(&fail);
 	if (why) {
 		ASSERT_FALSE(fail) TH_LOG("%s", why);
@@ -126,6 +127,8 @@ FIXTURE_TEARDOWN(hw)
 		write_sysctl("perf_cpu_time_max_percent", self->max_percent);
 		write_sysctl("perf_event_max_sample_rate", self->max_rate);
 	}
+	if (self->restore_thresh)
+		write_sysctl("watchdog_thresh", self->thresh);
 }
 
 /*
@@ -490,6 +493,62 @@ TEST_F(hw, disabled_counts_nothing)
 	getppid();
 	EXPECT_EQ(read_count(fd), v);
 	close(fd);
+}
+
+/* The NMIs CPU @cpu has taken (the "NMI:" row of /proc/interrupts). */
+static long long nmis_on(int cpu)
+{
+	char line[4096], *p, *end;
+	long long v = -1;
+	FILE *f;
+	int i;
+
+	f = fopen("/proc/interrupts", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "NMI:", 4))
+			continue;
+		p += 4;
+		for (i = 0; i <= cpu; i++) {
+			v = strtoll(p, &end, 10);
+			if (end == p) {
+				v = -1;
+				break;
+			}
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * The hardlockup detector runs on the PMU: a pinned cycles counter per
+ * CPU whose period is watchdog_thresh seconds of cycles at the CPU's
+ * frequency, overflowing into an NMI.  It is available (nmi_watchdog
+ * can be turned on), and with the threshold at one second a busy CPU
+ * takes its NMIs: one every cpu_khz * 1000 cycles.
+ */
+TEST_F_TIMEOUT(hw, nmi_watchdog_fires, 900)
+{
+	long long before;
+
+	if (access("/proc/sys/kernel/nmi_watchdog", F_OK))
+		SKIP(return, "the kernel is built without CONFIG_HARDLOCKUP_DETECTOR");
+	/* Refused (ENOTSUPP) when the detector found no counter at boot. */
+	ASSERT_EQ(write_sysctl("nmi_watchdog", 1), 0);
+	ASSERT_EQ(read_sysctl("watchdog_thresh", &self->thresh), 0);
+	self->restore_thresh = 1;
+	ASSERT_EQ(write_sysctl("watchdog_thresh", 1), 0);
+	ASSERT_EQ(pin_to_cpu(0), 0);
+	before = nmis_on(0);
+	ASSERT_GE(before, 0);
+	while (nmis_on(0) == before)
+		spin(10000000);
+	EXPECT_GT(nmis_on(0), before);
 }
 
 TEST_HARNESS_MAIN
