@@ -1,0 +1,107 @@
+#!/bin/sh
+# perf(1) with hardware events on the emulated x86 PMU (PERFTEST_PMU names
+# it): perf stat counts a program of known length exactly and the same in
+# every run, :u and :k add up to the total, and perf record -c takes as
+# many samples as perf stat's count says, most of them in the loop.
+# Address-space randomisation is off (setarch -R), so that the loader
+# and libc take the same path in every run.  Prints TAP.
+dir=$(cd "$(dirname "$0")" && pwd)
+target=$dir/perf_hw_target
+pmu=${PERFTEST_PMU:-none}
+tmp=$(mktemp -d)
+sysctls=
+# The sysctls this test changed, back to what they were (in order).
+restore() {
+	for s in $sysctls; do
+		echo "${s#*=}" >"/proc/sys/kernel/${s%%=*}"
+	done
+}
+trap 'restore; rm -rf "$tmp"' EXIT
+
+echo "TAP version 13"
+skip() { echo "1..0 # SKIP $1"; exit 4; }
+[ "$pmu" != none ] || skip "no emulated PMU in this guest (PERFTEST_PMU; PMU=intel or amd boots one)"
+command -v perf >/dev/null && [ -x "$target" ] || skip "perf or the target program is missing"
+command -v setarch >/dev/null || skip "no setarch to turn address randomisation off"
+if [ ! -e /sys/bus/event_source/devices/cpu/type ]; then
+	# This series' kernels name themselves -perfng in their release.
+	case $(uname -r) in
+	*-perfng*) skip "this kernel has no x86 PMU driver yet (issue 12)" ;;
+	esac
+	echo "1..1"
+	echo "not ok 1 the guest has an emulated PMU, but the kernel registered no cpu PMU"
+	exit 1
+fi
+cd "$tmp" || exit 1
+
+n=0 fail=0
+# result STATUS DESCRIPTION [FILE]: a test point; FILE is shown on failure.
+result() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		fail=$((fail + 1))
+		[ -n "${3:-}" ] && sed -n '1,40s/^/# /p' "$3"
+	fi
+}
+# same DESCRIPTION GOT WANT
+same() {
+	[ "$2" = "$3" ]
+	result $? "$1 ($2, want $3)"
+}
+# stat N EVENTS: perf stat's counts of "perf_hw_target N", one per line.
+stat() {
+	setarch -R perf stat -x, -o stat.out -e "$2" -- "$target" "$1" >/dev/null 2>stat.err ||
+		{ echo "perf stat failed" >&2; cat stat.err >&2; return 1; }
+	grep -v '^#' stat.out | grep , | cut -d, -f1
+}
+
+# --- perf stat: exact, and the same in every run --------------------------
+a=$(stat 1000000 instructions:u)
+b=$(stat 1000000 instructions:u)
+c=$(stat 1000000 instructions:u)
+echo "# perf stat -e instructions:u perf_hw_target 1000000: $a"
+[ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" = "$c" ]
+result $? "stat: instructions:u the same in three runs ($a $b $c)"
+d=$(stat 2000000 instructions:u)
+same "stat: a million more iterations, two million more instructions" \
+	"$((d - a))" 2000000
+cyc=$(stat 1000000 cycles:u)
+same "stat: cycles:u equal instructions:u" "$cyc" "$a"
+
+# --- :u + :k ----------------------------------------------------------------
+stat 1000000 '{instructions,instructions:u,instructions:k}' >uk.out
+set -- $(cat uk.out)
+echo "# total $1, user $2, kernel $3"
+if [ "$pmu" = amd-legacy ]; then
+	# The K7 counters start one after another: a few instructions apart.
+	diff=$(($2 + $3 - $1))
+	[ "${diff#-}" -lt 1000 ]
+	result $? "stat: user + kernel within 1000 of the total ($diff)"
+else
+	same "stat: user + kernel is the total" "$(($2 + $3))" "$1"
+fi
+same "stat: the group's user count is the lone one's" "$2" "$a"
+
+# --- perf record -c: the sample count follows from the count ---------------
+# Restored in this order: the time limit on again before the rate.
+for s in perf_cpu_time_max_percent perf_event_max_sample_rate; do
+	sysctls="$sysctls $s=$(cat /proc/sys/kernel/$s)"
+done
+# The rate can only be written while the time limit is on; then the
+# limit off, so that slow emulated PMIs do not lower the rate.
+echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
+echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+setarch -R perf record -q -o rec.data -e instructions:u -c 100000 -- \
+	"$target" 1000000 >rec.out 2>&1
+result $? "record -e instructions:u -c 100000 exits 0" rec.out
+perf script -i rec.data -F ip,sym >scr.out 2>scr.err
+result $? "script exits 0" scr.err
+same "record: samples = instructions:u / 100000" "$(wc -l <scr.out)" \
+	"$((a / 100000))"
+same "record: samples in loop()" "$(grep -c ' loop$' scr.out)" 20
+
+echo "1..$n"
+[ "$fail" -eq 0 ]
