@@ -17,6 +17,10 @@
 # into out/qemu-pmu) on an Intel CPU with architectural perfmon v4: the
 # TCG "max" CPU as GenuineIntel family 6 model 0xF0, a model number no
 # driver table of Linux 6.12 names, so drivers take their generic paths.
+# PMU=amd runs it on an AMD CPU (family 0x19 model 0x11, a Zen 4) with
+# PerfCtrExtCore and PerfMonV2: six counters with global control.
+# PMU=amd-legacy is the same CPU without either: the four K7 counters.
+# PERFVM_QEMU names another QEMU binary for PMU=intel/amd/amd-legacy.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 kernel= smp=2 mem=1024 timeout=600 console= output= append= icount=
@@ -61,14 +65,19 @@ cpu=max
 fw=()
 case "${PMU:-none}" in
 none) ;;
-intel)
-	qemu=$top/out/qemu-pmu/build/qemu-system-x86_64
-	cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu=on
+intel|amd|amd-legacy)
+	qemu=${PERFVM_QEMU:-$top/out/qemu-pmu/build/qemu-system-x86_64}
+	case $PMU in
+	intel) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0 ;;
+	amd) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1 ;;
+	amd-legacy) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,perfctr-core=off ;;
+	esac
+	cpu=$cpu,pmu=on
 	# Built without its firmware: Debian's, from the packages.
 	fw=(-L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu)
 	;;
 *)
-	echo "vm.sh: PMU must be none or intel, not '$PMU'" >&2
+	echo "vm.sh: PMU must be none, intel, amd or amd-legacy, not '$PMU'" >&2
 	exit 2
 	;;
 esac

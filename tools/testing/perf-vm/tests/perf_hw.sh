@@ -70,6 +70,8 @@ same "stat: a million more iterations, two million more instructions" \
 	"$((d - a))" 2000000
 cyc=$(stat 1000000 cycles:u)
 same "stat: cycles:u equal instructions:u" "$cyc" "$a"
+ref=$(stat 1000000 ref-cycles:u)
+same "stat: ref-cycles:u equal instructions:u" "$ref" "$a"
 
 # --- :u + :k ----------------------------------------------------------------
 stat 1000000 '{instructions,instructions:u,instructions:k}' >uk.out
