@@ -15,6 +15,7 @@
  * tests skip: real hardware counts speculation, microcode and skid that
  * no test can predict.
  */
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -236,11 +237,11 @@ static int unthrottle(FIXTURE_DATA(hw) *self)
 		return -1;
 	self->restore = 1;
 	/*
-	 * The rate first: it cannot be written while the time limit is
-	 * off.  Then the limit off, so that the kernel stops lowering the
+	 * A rate no test reaches, first: it cannot be written while the
+	 * time limit is off.  Then the limit off, so that the kernel stops lowering the
 	 * rate when a PMI takes long (they do, emulated).
 	 */
-	if (write_sysctl("perf_event_max_sample_rate", 100000) ||
+	if (write_sysctl("perf_event_max_sample_rate", 10000000) ||
 	    write_sysctl("perf_cpu_time_max_percent", 0))
 		return -1;
 	return 0;
@@ -292,6 +293,73 @@ TEST_F(hw, sampling_period_exact)
 	EXPECT_EQ(throttled, 0);
 	EXPECT_EQ(samples, 20);
 	rb_unmap(&rb);
+	close(fd);
+}
+
+/*
+ * The PMI is precise even when another interrupt is due at the same
+ * instruction: a software timer sampling every 20 us beside a counter
+ * overflowing every 1009 instructions.  Every instructions sample is in
+ * the loop, none at the kernel's interrupt entry.
+ */
+TEST_F(hw, sampling_ip_exact_under_interrupts)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.sample_period = 1009,
+		.sample_type = PERF_SAMPLE_IP,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	struct perf_event_attr tick = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(tick),
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 20000,
+		.disabled = 1,
+	};
+	struct perf_event_header *h;
+	struct perf_rb rb;
+	int fd, tfd, samples = 0, outside = 0, throttled = 0;
+
+	ASSERT_EQ(unthrottle(self), 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	tfd = sys_perf_event_open(&tick, 0, -1, -1, 0);
+	ASSERT_GE(tfd, 0);
+	ASSERT_EQ(rb_map(&rb, fd, 256), 0);
+	ASSERT_EQ(ioctl(tfd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	spin(1000000);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_EQ(ioctl(tfd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_GE(rb_fetch(&rb), 0);
+	while ((h = rb_next(&rb))) {
+		struct rec_cur c = rc_init(h);
+		uint64_t ip;
+
+		if (h->type == PERF_RECORD_THROTTLE)
+			throttled++;
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		samples++;
+		ip = rc_u64(&c);
+		if (ip < (uintptr_t)hw_spin_start || ip > (uintptr_t)hw_spin_end) {
+			if (!outside++)
+				TH_LOG("sample %d at %#llx, the loop is %p-%p", samples,
+				       (unsigned long long)ip, hw_spin_start, hw_spin_end);
+		}
+	}
+	EXPECT_EQ(outside, 0);
+	EXPECT_EQ(throttled, 0);
+	EXPECT_EQ(samples, 2000000 / 1009);
+	TH_LOG("%d samples, %d outside the loop, %llu timer ticks", samples, outside,
+	       (unsigned long long)read_count(tfd) / 20000);
+	rb_unmap(&rb);
+	close(tfd);
 	close(fd);
 }
 
@@ -542,6 +610,158 @@ TEST_F_TIMEOUT(hw, nmi_watchdog_fires, 900)
 	while (nmis_on(0) == before)
 		spin(10000000);
 	EXPECT_GT(nmis_on(0), before);
+}
+
+/*
+ * The PMU's MSRs through the msr driver (/dev/cpu/0/msr), which turns a
+ * #GP into EIO.  Writes are allowed without tainting the kernel while
+ * the test runs (msr.allow_writes), and only writes that must fault are
+ * made: they change nothing.
+ */
+#define MSR_ALLOW "/sys/module/msr/parameters/allow_writes"
+
+static int msr_rd(int fd, uint32_t msr, uint64_t *v)
+{
+	return pread(fd, v, sizeof(*v), msr) == sizeof(*v) ? 0 : -errno;
+}
+
+static int msr_wr(int fd, uint32_t msr, uint64_t v)
+{
+	return pwrite(fd, &v, sizeof(v), msr) == sizeof(v) ? 0 : -errno;
+}
+
+/* Write @msr's value with @bits set; the error (-EIO for #GP), or 0. */
+static int msr_set_bits(int fd, uint32_t msr, uint64_t bits)
+{
+	uint64_t v;
+	int err = msr_rd(fd, msr, &v);
+
+	if (err)
+		return err;
+	err = msr_wr(fd, msr, v | bits);
+	if (!err)
+		msr_wr(fd, msr, v);	/* it should not have: put it back */
+	return err;
+}
+
+struct msr_case {
+	uint32_t msr;
+	int ok;		/* reads (1) or raises #GP (0) */
+};
+
+static const struct msr_case intel_msrs[] = {
+	{ 0x345, 1 },	/* IA32_PERF_CAPABILITIES */
+	{ 0x0c4, 1 }, { 0x0c5, 0 },	/* IA32_PMC3; no PMC4 */
+	{ 0x4c4, 1 }, { 0x4c5, 0 },	/* IA32_A_PMC3; no A_PMC4 */
+	{ 0x189, 1 }, { 0x18a, 0 },	/* IA32_PERFEVTSEL3; no 4 */
+	{ 0x30b, 1 }, { 0x30c, 0 },	/* IA32_FIXED_CTR2; no 3 */
+	{ 0x38d, 1 }, { 0x38e, 1 }, { 0x38f, 1 }, { 0x390, 1 },
+	{ 0x391, 1 }, { 0x392, 1 },	/* fixed ctrl, global, v4 */
+};
+
+static const struct msr_case amd_msrs[] = {
+	{ 0xc0010000, 1 }, { 0xc0010007, 1 },	/* K7 PERF_CTL0, CTR3 */
+	{ 0xc0010200, 1 }, { 0xc001020b, 1 },	/* PERF_CTL0, PERF_CTR5 */
+	{ 0xc001020c, 0 },			/* no counter 6 */
+	{ 0xc0000300, 1 }, { 0xc0000301, 1 },	/* GlobalStatus, Ctl */
+	{ 0xc0000302, 1 }, { 0xc0000303, 1 },	/* StatusClr, Set */
+};
+
+static const struct msr_case amd_legacy_msrs[] = {
+	{ 0xc0010000, 1 }, { 0xc0010007, 1 },
+	{ 0xc0010200, 0 }, { 0xc0000300, 0 },	/* no extension, no v2 */
+};
+
+TEST_F(hw, msr_faults_where_hardware_does)
+{
+	const struct msr_case *c;
+	char allow[32] = "";
+	int fd, n, i, err;
+	uint64_t v;
+	FILE *f;
+
+	fd = open("/dev/cpu/0/msr", O_RDWR);
+	if (fd < 0)
+		SKIP(return, "no /dev/cpu/0/msr (CONFIG_X86_MSR): %s", strerror(errno));
+	f = fopen(MSR_ALLOW, "r");
+	if (f) {
+		if (!fgets(allow, sizeof(allow), f))
+			allow[0] = 0;
+		fclose(f);
+	}
+	ASSERT_EQ(write_file_str(MSR_ALLOW, "on"), 0);
+	if (pmu_is("intel")) {
+		c = intel_msrs;
+		n = ARRAY_SIZE(intel_msrs);
+	} else if (pmu_is("amd")) {
+		c = amd_msrs;
+		n = ARRAY_SIZE(amd_msrs);
+	} else {
+		c = amd_legacy_msrs;
+		n = ARRAY_SIZE(amd_legacy_msrs);
+	}
+	for (i = 0; i < n; i++) {
+		err = msr_rd(fd, c[i].msr, &v);
+		EXPECT_EQ(err, c[i].ok ? 0 : -EIO)
+			TH_LOG("rdmsr %#x", c[i].msr);
+		if (!c[i].ok)
+			EXPECT_EQ(msr_wr(fd, c[i].msr, 0), -EIO)
+				TH_LOG("wrmsr %#x", c[i].msr);
+	}
+	if (pmu_is("intel")) {
+		ASSERT_EQ(msr_rd(fd, 0x345, &v), 0);
+		EXPECT_EQ(v, 1 << 13);	/* full-width writes, nothing else */
+		EXPECT_EQ(msr_wr(fd, 0x345, v), -EIO);	/* read-only */
+		EXPECT_EQ(msr_set_bits(fd, 0x186, 1ULL << 21), -EIO);	/* AnyThread */
+		EXPECT_EQ(msr_set_bits(fd, 0x186, 1ULL << 32), -EIO);
+		EXPECT_EQ(msr_set_bits(fd, 0x38d, 1ULL << 2), -EIO);	/* AnyThread */
+		EXPECT_EQ(msr_set_bits(fd, 0x38d, 1ULL << 12), -EIO);	/* no fixed 3 */
+		EXPECT_EQ(msr_set_bits(fd, 0x38f, 1ULL << 4), -EIO);	/* no PMC4 */
+		EXPECT_EQ(msr_set_bits(fd, 0x4c1, 1ULL << 48), -EIO);	/* 48 bits */
+		EXPECT_EQ(msr_wr(fd, 0x38e, 0), -EIO);	/* GLOBAL_STATUS: read-only */
+		EXPECT_EQ(msr_wr(fd, 0x392, 0), -EIO);	/* GLOBAL_INUSE: read-only */
+	} else {
+		EXPECT_EQ(msr_set_bits(fd, 0xc0010000, 1ULL << 19), -EIO);
+		EXPECT_EQ(msr_set_bits(fd, 0xc0010000, 1ULL << 21), -EIO);
+		EXPECT_EQ(msr_set_bits(fd, 0xc0010000, 1ULL << 42), -EIO);
+		EXPECT_EQ(msr_set_bits(fd, 0xc0010004, 1ULL << 48), -EIO);
+		if (pmu_is("amd"))
+			EXPECT_EQ(msr_wr(fd, 0xc0000300, 0), -EIO);
+	}
+	if (allow[0])
+		write_file_str(MSR_ALLOW, allow);
+	close(fd);
+}
+
+/*
+ * Every MSR of the PMU ranges of both vendors, read: a value or #GP
+ * (EIO), and the machine is still there.
+ */
+TEST_F(hw, pmu_msr_ranges_read_safely)
+{
+	static const uint32_t ranges[][2] = {
+		{ 0xc1, 0xd0 }, { 0x186, 0x195 }, { 0x309, 0x310 },
+		{ 0x345, 0x346 }, { 0x38d, 0x396 }, { 0x4c1, 0x4d0 },
+		{ 0xc0000300, 0xc0000310 }, { 0xc0010000, 0xc0010010 },
+		{ 0xc0010200, 0xc0010250 },
+	};
+	uint32_t msr;
+	uint64_t v;
+	int fd, i, err, ok = 0;
+
+	fd = open("/dev/cpu/0/msr", O_RDONLY);
+	if (fd < 0)
+		SKIP(return, "no /dev/cpu/0/msr (CONFIG_X86_MSR): %s", strerror(errno));
+	for (i = 0; i < (int)ARRAY_SIZE(ranges); i++) {
+		for (msr = ranges[i][0]; msr < ranges[i][1]; msr++) {
+			err = msr_rd(fd, msr, &v);
+			EXPECT_TRUE(err == 0 || err == -EIO)
+				TH_LOG("rdmsr %#x: %d", msr, err);
+			ok += !err;
+		}
+	}
+	EXPECT_GT(ok, 0);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
