@@ -3,12 +3,17 @@
 # every test, scan the console for splats, and end with one line
 # "N passed, N failed, N skipped".  Non-zero exit on any failure.
 #
-# usage: check.sh [all|qemu|stock|kcsan]
+# usage: check.sh [all|qemu|stock|kcsan|pmu]
 #   qemu   our kernel (-smp 2 and -smp 4) and our debug kernel (-smp 2),
 #          and a short seeded fuzz on the debug kernel at -smp 2 and -smp 4
 #   kcsan  our KCSAN kernel (-smp 2), and a short fuzz on it at -smp 4
 #   stock  the unmodified base with the same configuration (-smp 2 and 4)
+#   pmu    only the hardware-event runs below
 #   all    all of them (the default): every test must pass on both kernels
+# With qemu and stock, the hardware-event tests also run on QEMU with our
+# emulated x86 PMU (make qemu-pmu): Intel, AMD with PerfMonV2 and legacy
+# AMD on stock, whose drivers are the reference; Intel under -icount; and
+# Intel and AMD on our kernel.
 . "$(dirname "$0")/lib.sh"
 
 which=${1:-all}
@@ -17,13 +22,14 @@ results=$OUT/check
 rm -rf "$results"
 mkdir -p "$results"
 
-kernels=
+kernels= only_pmu=
 case "$which" in
+pmu) kernels="qemu stock" only_pmu=1 ;;
 qemu) kernels="qemu debug" ;;
 stock) kernels="stock" ;;
 kcsan) kernels="kcsan" ;;
 all) kernels="qemu debug kcsan stock" ;;
-*) die "usage: check.sh qemu|stock|kcsan|all" ;;
+*) die "usage: check.sh qemu|stock|kcsan|pmu|all" ;;
 esac
 # The short fuzz of make check: seconds of fuzzing per run.
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
@@ -42,6 +48,10 @@ fuzz() {
 for k in $kernels; do
 	"$PERFVM/build.sh" "$k" >/dev/null || exit 1
 done
+case " $kernels " in
+*" qemu "*|*" stock "*)
+	"$TOP/tools/testing/qemu-pmu/build.sh" >/dev/null || exit 1 ;;
+esac
 "$PERFVM/build-tests.sh" >/dev/null || exit 1
 
 tests_dir=$BUILD/selftests
@@ -49,14 +59,17 @@ mapfile -t all_tests < <("$PERFVM/build-tests.sh" --list)
 mapfile -t smp_tests < <("$PERFVM/build-tests.sh" --list-smp)
 
 summaries=()
-run() {	# label kernel smp mem timeout tests...
+# run LABEL KERNEL SMP MEM TIMEOUT TESTS...; the guest's PMU is $PMU
+# (vm.sh), and $VMOPTS are more vm.sh options.
+run() {
 	local label=$1 k=$2 smp=$3 mem=$4 tmo=$5
 	shift 5
 	local img=$BUILD/$k/arch/x86/boot/bzImage
 	log "running ${#@} test programs on $label"
-	"$PERFVM/vm.sh" -k "$img" -s "$smp" -m "$mem" -t "$tmo" \
+	# shellcheck disable=SC2086
+	"$PERFVM/vm.sh" ${VMOPTS:-} -k "$img" -s "$smp" -m "$mem" -t "$tmo" \
 		-c "$results/$label.console" -o "$results/$label.out" -- \
-		"PERFTEST_TIMEOUT=$((tmo / 3)) PERFTEST_HELPERS=$tests_dir/guest sh $PERFVM/guest-tests.sh $*" >/dev/null
+		"PERFTEST_PMU=${PMU:-none} PERFTEST_TIMEOUT=$((tmo / 3)) PERFTEST_HELPERS=$tests_dir/guest sh $PERFVM/guest-tests.sh $*" >/dev/null
 	local st=$?
 	"$PERFVM/summarize.py" "$label" "$results/$label.out" \
 		"$results/$label.console" "$st" | tee "$results/$label.summary" |
@@ -66,14 +79,32 @@ run() {	# label kernel smp mem timeout tests...
 
 paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 
+# The tests that need a hardware PMU, run on the emulated ones.
+pmu_tests="hw perf_hw.sh base_remove_on_exec perf_tool.sh"
+# pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.
+pmu_run() {
+	local label=pmu-$2
+	[ "${3:-}" = -I ] && label=$label-icount
+	# shellcheck disable=SC2046,SC2086
+	PMU=$2 VMOPTS=${3:-} run "$label-$1-smp2" "$1" 2 1024 1800 $(paths $pmu_tests)
+}
+
 for k in $kernels; do
 	case $k in
 	qemu|stock)
-		# shellcheck disable=SC2046
-		run "$k-smp2" "$k" 2 1024 1800 $(paths "${all_tests[@]}")
-		# shellcheck disable=SC2046
-		[ ${#smp_tests[@]} -gt 0 ] &&
-			run "$k-smp4" "$k" 4 1024 1800 $(paths "${smp_tests[@]}")
+		if [ -z "$only_pmu" ]; then
+			# shellcheck disable=SC2046
+			run "$k-smp2" "$k" 2 1024 1800 $(paths "${all_tests[@]}")
+			# shellcheck disable=SC2046
+			[ ${#smp_tests[@]} -gt 0 ] &&
+				run "$k-smp4" "$k" 4 1024 1800 $(paths "${smp_tests[@]}")
+		fi
+		pmu_run "$k" intel
+		pmu_run "$k" amd
+		if [ "$k" = stock ]; then
+			pmu_run "$k" amd-legacy
+			pmu_run "$k" intel -I
+		fi
 		;;
 	debug)
 		# shellcheck disable=SC2046

@@ -103,7 +103,11 @@ perf script -i rec.data -F ip,sym >scr.out 2>scr.err
 result $? "script exits 0" scr.err
 same "record: samples = instructions:u / 100000" "$(wc -l <scr.out)" \
 	"$((a / 100000))"
-same "record: samples in loop()" "$(grep -c ' loop$' scr.out)" 20
+# loop()'s 2,000,000 instructions hold 20 multiples of the period, 21
+# when one falls in its few instructions around the asm loop.
+inloop=$(grep -c ' loop$' scr.out)
+[ "$inloop" -ge 20 ] && [ "$inloop" -le 21 ]
+result $? "record: samples in loop() ($inloop, want 20 or 21)" scr.out
 
 echo "1..$n"
 [ "$fail" -eq 0 ]
