@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Intel architectural performance monitoring, version 2 and later, as
+ * CPUID leaf 0xA describes it: general counters (IA32_PERFEVTSELx and
+ * IA32_PMCx, or the full-width IA32_A_PMCx aliases when
+ * IA32_PERF_CAPABILITIES says so), fixed counters (instructions, core
+ * cycles, reference cycles) under IA32_FIXED_CTR_CTRL, and the global
+ * control, status and overflow-clear registers.  The generic events are
+ * the architectural ones CPUID reports available; there are no per-model
+ * tables yet, so no cache events (ENOENT), as on upstream for a model it
+ * does not know.
+ *
+ * Counter indexes are the x86 layer's: general from 0, fixed from 32,
+ * which are also their bits in GLOBAL_CTRL and GLOBAL_STATUS.
+ *
+ * Locking: the hooks run on the counters' CPU with interrupts off; the
+ * fixed-counter control register is read, changed and written there.
+ * The description is filled once at boot.
+ */
+#include <linux/init.h>
+#include <linux/perf_event.h>
+
+#include <asm/msr.h>
+#include <asm/perf_event.h>
+
+#include "x86_pmu.h"
+
+/* The architectural events in CPUID.0AH:EBX order (a set bit: absent). */
+static const struct {
+	u8 id;		/* PERF_COUNT_HW_* */
+	u16 config;	/* umask << 8 | event */
+} arch_events[] = {
+	{ PERF_COUNT_HW_CPU_CYCLES,		0x003c },
+	{ PERF_COUNT_HW_INSTRUCTIONS,		0x00c0 },
+	{ PERF_COUNT_HW_BUS_CYCLES,		0x013c },
+	{ PERF_COUNT_HW_CACHE_REFERENCES,	0x4f2e },
+	{ PERF_COUNT_HW_CACHE_MISSES,		0x412e },
+	{ PERF_COUNT_HW_BRANCH_INSTRUCTIONS,	0x00c4 },
+	{ PERF_COUNT_HW_BRANCH_MISSES,		0x00c5 },
+};
+
+/* IA32_PERF_CAPABILITIES: the IA32_A_PMCx take full-width writes. */
+#define INTEL_CAP_FULL_WIDTH_WRITES	BIT_ULL(13)
+
+/* Reference cycles count on fixed counter 2 only: a pseudo encoding. */
+#define REF_CYCLES_CONFIG	0x0300
+
+static u64 intel_events[PERF_COUNT_HW_MAX] __ro_after_init;
+static u64 intel_gp __ro_after_init;	/* the general counters */
+static u64 intel_fixed __ro_after_init;	/* the fixed ones (bits 32 up) */
+static u64 intel_mask __ro_after_init;	/* counter value mask */
+static bool intel_full_width __ro_after_init;
+
+static u64 intel_event_map(u64 id)
+{
+	return intel_events[id];
+}
+
+static bool has_fixed(int i)
+{
+	return intel_fixed & BIT_ULL(X86_ASSIGN_FIXED_BASE + i);
+}
+
+/*
+ * An event a fixed counter counts (exactly its event and umask, no
+ * edge, inverse or threshold) may use it or any general counter.
+ */
+static u64 intel_constraint(u64 config)
+{
+	u64 code = config & X86_RAW_EVENT_MASK;
+
+	if (code == REF_CYCLES_CONFIG)
+		return has_fixed(2) ? BIT_ULL(X86_ASSIGN_FIXED_BASE + 2) : 0;
+	if (code == 0x00c0 && has_fixed(0))
+		return intel_gp | BIT_ULL(X86_ASSIGN_FIXED_BASE);
+	if (code == 0x003c && has_fixed(1))
+		return intel_gp | BIT_ULL(X86_ASSIGN_FIXED_BASE + 1);
+	return intel_gp;
+}
+
+static void intel_enable_all(u64 counters)
+{
+	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, counters);
+}
+
+static void intel_disable_all(void)
+{
+	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
+}
+
+/* IA32_FIXED_CTR_CTRL's four bits for fixed counter @i: OS, USR, PMI. */
+static void intel_fixed_ctrl(int i, u64 bits)
+{
+	u64 ctrl;
+
+	rdmsrl(MSR_ARCH_PERFMON_FIXED_CTR_CTRL, ctrl);
+	ctrl &= ~(0xfULL << (4 * i));
+	ctrl |= bits << (4 * i);
+	wrmsrl(MSR_ARCH_PERFMON_FIXED_CTR_CTRL, ctrl);
+}
+
+static void intel_enable(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	int idx = hwc->idx;
+	u64 bits = 0;
+
+	if (idx < X86_ASSIGN_FIXED_BASE) {
+		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + idx,
+		       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
+		return;
+	}
+	if (hwc->config & ARCH_PERFMON_EVENTSEL_OS)
+		bits |= 1;
+	if (hwc->config & ARCH_PERFMON_EVENTSEL_USR)
+		bits |= 2;
+	if (hwc->config & ARCH_PERFMON_EVENTSEL_INT)
+		bits |= 8;
+	intel_fixed_ctrl(idx - X86_ASSIGN_FIXED_BASE, bits);
+}
+
+static void intel_disable(struct perf_event *event)
+{
+	int idx = event->hw.idx;
+
+	if (idx < X86_ASSIGN_FIXED_BASE)
+		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + idx, event->hw.config);
+	else
+		intel_fixed_ctrl(idx - X86_ASSIGN_FIXED_BASE, 0);
+}
+
+static u64 intel_status(void)
+{
+	u64 status;
+
+	rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
+	return status & (intel_gp | intel_fixed);
+}
+
+static void intel_ack(u64 status)
+{
+	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, status);
+}
+
+static u64 intel_read(int idx)
+{
+	u64 v;
+
+	if (idx >= X86_ASSIGN_FIXED_BASE)
+		rdpmcl((1 << 30) | (idx - X86_ASSIGN_FIXED_BASE), v);
+	else
+		rdpmcl(idx, v);
+	return v;
+}
+
+static void intel_write(int idx, u64 val)
+{
+	if (idx >= X86_ASSIGN_FIXED_BASE)
+		wrmsrl(MSR_ARCH_PERFMON_FIXED_CTR0 + idx - X86_ASSIGN_FIXED_BASE,
+		       val & intel_mask);
+	else if (intel_full_width)
+		wrmsrl(MSR_IA32_PMC0 + idx, val & intel_mask);
+	else	/* 32 bits, sign-extended by the CPU */
+		wrmsrl(MSR_ARCH_PERFMON_PERFCTR0 + idx, val & 0xffffffffULL);
+}
+
+PMU_FORMAT_ATTR(event, "config:0-7");
+PMU_FORMAT_ATTR(umask, "config:8-15");
+PMU_FORMAT_ATTR(edge, "config:18");
+PMU_FORMAT_ATTR(pc, "config:19");
+PMU_FORMAT_ATTR(inv, "config:23");
+PMU_FORMAT_ATTR(cmask, "config:24-31");
+
+static struct attribute *intel_format[] = {
+	&format_attr_event.attr,
+	&format_attr_umask.attr,
+	&format_attr_edge.attr,
+	&format_attr_pc.attr,
+	&format_attr_inv.attr,
+	&format_attr_cmask.attr,
+	NULL,
+};
+
+/**
+ * intel_arch_probe - describe the CPU's architectural PMU
+ * @v: filled in on success
+ *
+ * Return: 0, or -ENODEV when there is no PMU this driver can run
+ * (none, or version 1).
+ */
+int __init intel_arch_probe(struct x86_vendor *v)
+{
+	union cpuid10_eax eax;
+	union cpuid10_ebx ebx;
+	union cpuid10_edx edx;
+	unsigned int fixed_bitmap, i, n_fixed;
+	u64 caps;
+
+	if (!boot_cpu_has(X86_FEATURE_ARCH_PERFMON))
+		return -ENODEV;
+	cpuid(10, &eax.full, &ebx.full, &fixed_bitmap, &edx.full);
+	if (eax.split.version_id < 2 || !eax.split.num_counters ||
+	    eax.split.bit_width < 32)
+		return -ENODEV;
+
+	intel_gp = GENMASK_ULL(min_t(int, eax.split.num_counters, 32) - 1, 0);
+	n_fixed = min_t(unsigned int, edx.split.num_counters_fixed, 3);
+	for (i = 0; i < 3; i++)
+		if (i < n_fixed ||
+		    (eax.split.version_id >= 5 && (fixed_bitmap & BIT(i))))
+			intel_fixed |= BIT_ULL(X86_ASSIGN_FIXED_BASE + i);
+	intel_mask = GENMASK_ULL(eax.split.bit_width - 1, 0);
+
+	for (i = 0; i < ARRAY_SIZE(arch_events); i++)
+		if (i < eax.split.mask_length && !(ebx.full & BIT(i)))
+			intel_events[arch_events[i].id] = arch_events[i].config;
+	if (has_fixed(2))
+		intel_events[PERF_COUNT_HW_REF_CPU_CYCLES] = REF_CYCLES_CONFIG;
+
+	if (boot_cpu_has(X86_FEATURE_PDCM) &&
+	    !rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
+		intel_full_width = caps & INTEL_CAP_FULL_WIDTH_WRITES;
+
+	v->name = eax.split.version_id >= 5 ? "generic_arch_v5+" : "generic_arch_v2+";
+	v->version = eax.split.version_id;
+	v->counters = intel_gp | intel_fixed;
+	v->width = eax.split.bit_width;
+	/* Half the counter, or what a 32-bit write can start it at. */
+	v->max_period = intel_full_width ? intel_mask >> 1 : (1ULL << 31) - 1;
+	v->config_mask = X86_RAW_EVENT_MASK;
+	v->event_map = intel_event_map;
+	v->constraint = intel_constraint;
+	v->enable_all = intel_enable_all;
+	v->disable_all = intel_disable_all;
+	v->enable = intel_enable;
+	v->disable = intel_disable;
+	v->status = intel_status;
+	v->ack = intel_ack;
+	v->read = intel_read;
+	v->write = intel_write;
+	v->format = intel_format;
+	return 0;
+}

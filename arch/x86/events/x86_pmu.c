@@ -1,0 +1,859 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The x86 PMU layer: the "cpu" PMU (PERF_TYPE_RAW, and through it
+ * PERF_TYPE_HARDWARE and PERF_TYPE_HW_CACHE) on the counters a vendor
+ * driver describes (struct x86_vendor).
+ *
+ * Each CPU keeps the events added to its counters in the order they came
+ * (struct x86_cpu_pmu).  add() appends an event and assigns counters to
+ * the whole list again (assign.c), keeping each placed event where it is
+ * when possible; in a group transaction the assignment waits for
+ * commit_txn().  Events are programmed when the PMU is enabled again
+ * (the core adds and removes them between pmu_disable() and
+ * pmu_enable()): first every event that has to move is stopped, then
+ * every unplaced event is placed and, unless it was stopped on purpose
+ * (PERF_HES_ARCH), started.
+ *
+ * Counts: a counter is width bits wide; each read folds the difference
+ * since the last read into the 64-bit count.  A counter is started at
+ * -left, left being what remains of the period (max_period for counting
+ * events), so it overflows when the period is over; the PMI (an NMI
+ * through the local APIC's LVTPC) folds the count, starts the next
+ * period and hands the sample to perf_event_overflow().
+ *
+ * User space may read a counter with rdpmc when it has mapped the event
+ * (the rdpmc knob in sysfs: 0 never, 1 with a mapped event, 2 always):
+ * mapping turns CR4.PCE on for the mm on every CPU it runs on, and
+ * counters used since are cleared on a switch to an mm that may read
+ * them, so that no other task's counts leak.
+ *
+ * Locking: the per-CPU state is touched only on its CPU with interrupts
+ * off (the core's callbacks) or in the PMI on that CPU, which the
+ * callbacks cannot race with because they run with the PMU disabled or
+ * leave the tables consistent before each counter is enabled.  The
+ * vendor description is written once at boot.
+ */
+#include <linux/cpu.h>
+#include <linux/init.h>
+#include <linux/nospec.h>
+#include <linux/perf_event.h>
+#include <linux/sched/clock.h>
+#include <linux/sysfs.h>
+
+#include <asm/apic.h>
+#include <asm/mmu_context.h>
+#include <asm/nmi.h>
+#include <asm/perf_event.h>
+#include <asm/timer.h>
+
+#include "x86_pmu.h"
+
+static struct x86_vendor x86v __ro_after_init;
+static bool x86_pmu_ready __ro_after_init;
+
+/*
+ * The most hardware events one CPU takes at once: more than any x86 PMU
+ * has counters (a group that big could never count anyway).
+ */
+#define X86_PMU_MAX_EVENTS	32
+
+/* The rdpmc knob: 0 never, 1 with a mapped event (default), 2 always. */
+static int rdpmc_mode = 1;
+
+/**
+ * struct x86_cpu_pmu - one CPU's counters
+ * @ev: the events added, in order
+ * @assign: the counter of each, once assigned
+ * @n: events added
+ * @n_txn: of which in the open transaction
+ * @txn: the open transaction's flags
+ * @placed: the event each counter is given to
+ * @running: the counters started
+ * @dirty: counters used since user space could last read them
+ * @disabled: between pmu_disable() and pmu_enable()
+ * @stale: the assignment changed and the counters wait for it
+ */
+struct x86_cpu_pmu {
+	struct perf_event *ev[X86_PMU_MAX_EVENTS];
+	int assign[X86_PMU_MAX_EVENTS];
+	int n;
+	int n_txn;
+	unsigned int txn;
+	struct perf_event *placed[X86_ASSIGN_COUNTERS];
+	u64 running;
+	u64 dirty;
+	bool disabled;
+	bool stale;
+};
+
+static DEFINE_PER_CPU(struct x86_cpu_pmu, x86_cpu_pmu);
+
+/* Hardware events in existence: until there is one, NMIs are not ours. */
+static atomic_t x86_events = ATOMIC_INIT(0);
+
+static int rdpmc_index(int idx)
+{
+	return idx >= X86_ASSIGN_FIXED_BASE ?
+		(1 << 30) | (idx - X86_ASSIGN_FIXED_BASE) : idx;
+}
+
+/* Fold what the counter counted since the last fold into the count. */
+static void x86_event_update(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	int shift = 64 - x86v.width;
+	u64 prev = local64_read(&hwc->prev_count), now, delta;
+
+	do {
+		now = x86v.read(hwc->idx);
+	} while (!local64_try_cmpxchg(&hwc->prev_count, &prev, now));
+
+	delta = ((now << shift) - (prev << shift)) >> shift;
+	local64_add(delta, &event->count);
+	local64_sub(delta, &hwc->period_left);
+}
+
+/*
+ * Start the counter at -left for what remains of the period.  True when
+ * a period ended since the last call: a sample is due.
+ */
+static bool x86_set_period(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	s64 left = local64_read(&hwc->period_left);
+	s64 period = hwc->sample_period;
+	bool due = false;
+
+	if (unlikely(left <= -period)) {
+		left = period;
+		local64_set(&hwc->period_left, left);
+		hwc->last_period = period;
+		due = true;
+	}
+	if (unlikely(left <= 0)) {
+		left += period;
+		local64_set(&hwc->period_left, left);
+		hwc->last_period = period;
+		due = true;
+	}
+	if (left > x86v.max_period)
+		left = x86v.max_period;
+	/* A counter one event short of the wrap may miss it. */
+	if (left < 2)
+		left = 2;
+
+	local64_set(&hwc->prev_count, (u64)-left);
+	x86v.write(hwc->idx, (u64)-left);
+	perf_event_update_userpage(event);
+	return due;
+}
+
+static void cpu_start(struct perf_event *event, int flags)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (WARN_ON_ONCE(hwc->idx < 0 || !(hwc->state & PERF_HES_STOPPED)))
+		return;
+	if (flags & PERF_EF_RELOAD) {
+		WARN_ON_ONCE(!(hwc->state & PERF_HES_UPTODATE));
+		x86_set_period(event);
+	}
+	hwc->state = 0;
+	c->running |= BIT_ULL(hwc->idx);
+	c->dirty |= BIT_ULL(hwc->idx);
+	x86v.enable(event);
+	perf_event_update_userpage(event);
+}
+
+static void cpu_stop(struct perf_event *event, int flags)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!(hwc->state & PERF_HES_STOPPED)) {
+		x86v.disable(event);
+		c->running &= ~BIT_ULL(hwc->idx);
+		hwc->state |= PERF_HES_STOPPED;
+	}
+	if ((flags & PERF_EF_UPDATE) && !(hwc->state & PERF_HES_UPTODATE)) {
+		x86_event_update(event);
+		hwc->state |= PERF_HES_UPTODATE;
+	}
+}
+
+static void cpu_read(struct perf_event *event)
+{
+	if (!(event->hw.state & PERF_HES_UPTODATE))
+		x86_event_update(event);
+}
+
+static u64 x86_event_counters(struct perf_event *event)
+{
+	return x86v.constraint(event->hw.config) & x86v.counters;
+}
+
+/* Assign counters to the CPU's @n first events; 0 or -EINVAL. */
+static int x86_schedule(struct x86_cpu_pmu *c, int n)
+{
+	struct x86_assign_req req[X86_PMU_MAX_EVENTS];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct perf_event *ev = c->ev[i];
+		int idx = ev->hw.idx;
+
+		req[i].mask = x86_event_counters(ev);
+		req[i].prev = idx >= 0 && c->placed[idx] == ev ? idx : -1;
+	}
+	return x86_assign_counters(req, n, 0, c->assign);
+}
+
+static void x86_set_counter(struct perf_event *event, int idx)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	hwc->idx = idx;
+	hwc->event_base_rdpmc = rdpmc_index(idx);
+	hwc->last_cpu = smp_processor_id();
+}
+
+/* Program the counters as the assignment says. */
+static void x86_reprogram(struct x86_cpu_pmu *c)
+{
+	int i;
+
+	/* First off every counter whose event moves, so none is shared. */
+	for (i = 0; i < c->n; i++) {
+		struct perf_event *ev = c->ev[i];
+		struct hw_perf_event *hwc = &ev->hw;
+
+		if (hwc->idx < 0 || c->placed[hwc->idx] != ev ||
+		    hwc->idx == c->assign[i])
+			continue;
+		/* Stopped on purpose stays stopped; running restarts. */
+		if (hwc->state & PERF_HES_STOPPED)
+			hwc->state |= PERF_HES_ARCH;
+		cpu_stop(ev, PERF_EF_UPDATE);
+		c->placed[hwc->idx] = NULL;
+		hwc->idx = -1;
+	}
+	for (i = 0; i < c->n; i++) {
+		struct perf_event *ev = c->ev[i];
+		struct hw_perf_event *hwc = &ev->hw;
+
+		if (hwc->idx >= 0 && c->placed[hwc->idx] == ev)
+			continue;
+		x86_set_counter(ev, c->assign[i]);
+		c->placed[hwc->idx] = ev;
+		if (hwc->state & PERF_HES_ARCH)
+			continue;
+		cpu_start(ev, PERF_EF_RELOAD);
+	}
+}
+
+static int cpu_add(struct perf_event *event, int flags)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	struct hw_perf_event *hwc = &event->hw;
+	int n = c->n;
+
+	if (n >= X86_PMU_MAX_EVENTS)
+		return -EINVAL;
+	hwc->idx = -1;
+	hwc->state = PERF_HES_UPTODATE | PERF_HES_STOPPED;
+	if (!(flags & PERF_EF_START))
+		hwc->state |= PERF_HES_ARCH;
+	c->ev[n] = event;
+
+	if (c->txn & PERF_PMU_TXN_ADD) {
+		c->n++;
+		c->n_txn++;
+		return 0;
+	}
+	if (x86_schedule(c, n + 1))
+		return -EINVAL;
+	c->n++;
+	if (c->disabled)
+		c->stale = true;
+	else
+		x86_reprogram(c);
+	return 0;
+}
+
+static void cpu_del(struct perf_event *event, int flags)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	struct hw_perf_event *hwc = &event->hw;
+	int i;
+
+	cpu_stop(event, PERF_EF_UPDATE);
+	if (hwc->idx >= 0 && c->placed[hwc->idx] == event)
+		c->placed[hwc->idx] = NULL;
+	for (i = 0; i < c->n; i++)
+		if (c->ev[i] == event)
+			break;
+	if (WARN_ON_ONCE(i == c->n))
+		return;
+	if ((c->txn & PERF_PMU_TXN_ADD) && i >= c->n - c->n_txn)
+		c->n_txn--;
+	for (; i + 1 < c->n; i++) {
+		c->ev[i] = c->ev[i + 1];
+		c->assign[i] = c->assign[i + 1];
+	}
+	c->n--;
+	hwc->idx = -1;
+	perf_event_update_userpage(event);
+}
+
+static void cpu_start_txn(struct pmu *pmu, unsigned int flags)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+
+	WARN_ON_ONCE(c->txn);
+	c->txn = flags;
+	if (flags & ~PERF_PMU_TXN_ADD)
+		return;
+	perf_pmu_disable(pmu);
+	c->n_txn = 0;
+}
+
+static int cpu_commit_txn(struct pmu *pmu)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+
+	if (c->txn & ~PERF_PMU_TXN_ADD) {
+		c->txn = 0;
+		return 0;
+	}
+	if (c->n_txn && x86_schedule(c, c->n))
+		return -EINVAL;
+	if (c->n_txn)
+		c->stale = true;
+	c->txn = 0;
+	perf_pmu_enable(pmu);
+	return 0;
+}
+
+static void cpu_cancel_txn(struct pmu *pmu)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	unsigned int flags = c->txn;
+
+	c->txn = 0;
+	if (flags & ~PERF_PMU_TXN_ADD)
+		return;
+	/* The core has taken the group's events off again (del()). */
+	WARN_ON_ONCE(c->n_txn);
+	perf_pmu_enable(pmu);
+}
+
+static void cpu_pmu_enable(struct pmu *pmu)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+
+	if (!c->disabled)
+		return;
+	if (c->stale) {
+		c->stale = false;
+		x86_reprogram(c);
+	}
+	/* Only now may a PMI turn the counters back on. */
+	c->disabled = false;
+	x86v.enable_all(x86v.counters);
+}
+
+static void cpu_pmu_disable(struct pmu *pmu)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+
+	if (c->disabled)
+		return;
+	c->disabled = true;
+	x86v.disable_all();
+}
+
+/* The PERF_TYPE_HW_CACHE events: none without a model's tables. */
+static int x86_cache_config(u64 config)
+{
+	u64 type = config & 0xff, op = (config >> 8) & 0xff;
+	u64 result = (config >> 16) & 0xff;
+
+	if (type >= PERF_COUNT_HW_CACHE_MAX || op >= PERF_COUNT_HW_CACHE_OP_MAX ||
+	    result >= PERF_COUNT_HW_CACHE_RESULT_MAX)
+		return -EINVAL;
+	return -ENOENT;
+}
+
+/* Whether the group @event joins still fits the counters on its own. */
+static int x86_validate_group(struct perf_event *event)
+{
+	struct x86_assign_req req[X86_PMU_MAX_EVENTS];
+	int assign[X86_PMU_MAX_EVENTS];
+	struct perf_event *leader = event->group_leader, *sib;
+	int n = 0, i;
+
+	if (leader->pmu == event->pmu)
+		req[n++].mask = x86_event_counters(leader);
+	for_each_sibling_event(sib, leader) {
+		if (sib->pmu != event->pmu || sib->state <= PERF_EVENT_STATE_OFF)
+			continue;
+		if (n >= X86_PMU_MAX_EVENTS)
+			return -EINVAL;
+		req[n++].mask = x86_event_counters(sib);
+	}
+	if (n >= X86_PMU_MAX_EVENTS)
+		return -EINVAL;
+	req[n++].mask = x86_event_counters(event);
+	for (i = 0; i < n; i++)
+		req[i].prev = -1;
+	return x86_assign_counters(req, n, 0, assign);
+}
+
+static void x86_event_destroy(struct perf_event *event)
+{
+	atomic_dec(&x86_events);
+}
+
+static int cpu_event_init(struct perf_event *event)
+{
+	struct perf_event_attr *attr = &event->attr;
+	struct hw_perf_event *hwc = &event->hw;
+	u64 config;
+	int err;
+
+	switch (attr->type) {
+	case PERF_TYPE_RAW:
+		config = attr->config & x86v.config_mask;
+		break;
+	case PERF_TYPE_HARDWARE:
+		if (attr->config >= PERF_COUNT_HW_MAX)
+			return -EINVAL;
+		config = x86v.event_map(array_index_nospec(attr->config,
+							   PERF_COUNT_HW_MAX));
+		if (!config)
+			return -ENOENT;
+		break;
+	case PERF_TYPE_HW_CACHE:
+		return x86_cache_config(attr->config);
+	default:
+		return -ENOENT;
+	}
+
+	/* No PEBS (max_precise 0), no LBR. */
+	if (attr->precise_ip)
+		return -EOPNOTSUPP;
+	if (has_branch_stack(event))
+		return -EOPNOTSUPP;
+
+	hwc->config = config | ARCH_PERFMON_EVENTSEL_INT;
+	if (!attr->exclude_user)
+		hwc->config |= ARCH_PERFMON_EVENTSEL_USR;
+	if (!attr->exclude_kernel)
+		hwc->config |= ARCH_PERFMON_EVENTSEL_OS;
+	if (!x86_event_counters(event))
+		return -EINVAL;
+	hwc->idx = -1;
+	hwc->last_cpu = -1;
+	hwc->flags = 0;
+	if (READ_ONCE(rdpmc_mode))
+		hwc->flags |= PERF_EVENT_FLAG_USER_READ_CNT;
+
+	if (!is_sampling_event(event)) {
+		hwc->sample_period = x86v.max_period;
+		hwc->last_period = hwc->sample_period;
+		local64_set(&hwc->period_left, hwc->sample_period);
+	}
+
+	if (event->group_leader != event) {
+		err = x86_validate_group(event);
+		if (err)
+			return err;
+	}
+	atomic_inc(&x86_events);
+	event->destroy = x86_event_destroy;
+	return 0;
+}
+
+static int cpu_event_idx(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!(hwc->flags & PERF_EVENT_FLAG_USER_READ_CNT) || hwc->idx < 0)
+		return 0;
+	return hwc->event_base_rdpmc + 1;
+}
+
+static void cpu_event_mapped(struct perf_event *event, struct mm_struct *mm)
+{
+	if (!(event->hw.flags & PERF_EVENT_FLAG_USER_READ_CNT))
+		return;
+	/* The first mapped event of the mm turns CR4.PCE on where it runs. */
+	if (atomic_inc_return(&mm->context.perf_rdpmc_allowed) == 1)
+		on_each_cpu_mask(mm_cpumask(mm), cr4_update_pce, NULL, 1);
+}
+
+static void cpu_event_unmapped(struct perf_event *event, struct mm_struct *mm)
+{
+	if (!(event->hw.flags & PERF_EVENT_FLAG_USER_READ_CNT))
+		return;
+	if (atomic_dec_and_test(&mm->context.perf_rdpmc_allowed))
+		on_each_cpu_mask(mm_cpumask(mm), cr4_update_pce, NULL, 1);
+}
+
+/**
+ * perf_clear_dirty_counters - clear counters user space could read by rdpmc
+ *
+ * Called on a switch to an mm that may use rdpmc: counters this CPU used
+ * for other events since, and not in use now, are zeroed so that their
+ * counts do not leak.
+ */
+void perf_clear_dirty_counters(void)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	u64 stale;
+	int idx;
+
+	if (!x86_pmu_ready)
+		return;
+	stale = c->dirty & ~c->running;
+	while (stale) {
+		idx = __ffs64(stale);
+		stale &= stale - 1;
+		x86v.write(idx, 0);
+	}
+	c->dirty &= c->running;
+}
+
+/**
+ * arch_perf_update_userpage - the architecture's part of the control page
+ * @event: the event
+ * @userpg: the page
+ * @now: perf_clock() at the time the page's times were taken
+ *
+ * cap_user_rdpmc when user space may read the counter with rdpmc (index
+ * is then the counter's rdpmc index plus one), pmc_width its width.
+ * When the scheduler clock is the TSC and stable, user space can turn a
+ * TSC value into the perf clock: time = time_offset + (tsc * time_mult)
+ * >> time_shift, and with cap_user_time_zero, time_zero gives the clock's
+ * origin.
+ */
+void arch_perf_update_userpage(struct perf_event *event,
+			       struct perf_event_mmap_page *userpg, u64 now)
+{
+	struct cyc2ns_data cyc;
+	u64 base;
+
+	userpg->cap_user_rdpmc = !!(event->hw.flags & PERF_EVENT_FLAG_USER_READ_CNT) &&
+				 event->pmu->event_idx == cpu_event_idx;
+	userpg->pmc_width = userpg->cap_user_rdpmc ? x86v.width : 0;
+	userpg->cap_user_time = 0;
+	userpg->cap_user_time_zero = 0;
+	if (!using_native_sched_clock() || !sched_clock_stable())
+		return;
+
+	cyc2ns_read_begin(&cyc);
+	base = cyc.cyc2ns_offset + __sched_clock_offset;
+	userpg->cap_user_time = 1;
+	userpg->time_mult = cyc.cyc2ns_mul;
+	userpg->time_shift = cyc.cyc2ns_shift;
+	userpg->time_offset = base - now;
+	/* Records of a clockid event are not in this clock's domain. */
+	if (!event->attr.use_clockid) {
+		userpg->cap_user_time_zero = 1;
+		userpg->time_zero = base;
+	}
+	cyc2ns_read_end();
+}
+
+/* The PMI: every overflowed counter's event gets its sample. */
+static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	struct perf_sample_data data;
+	u64 start = sched_clock(), status;
+	int handled = 0, loops = 0, idx;
+
+	if (!atomic_read(&x86_events))
+		return NMI_DONE;
+
+	x86v.disable_all();
+	status = x86v.status();
+	while (status) {
+		if (++loops > 100) {
+			WARN_ONCE(1, "perf: the PMU keeps overflowing: %llx\n", status);
+			break;
+		}
+		x86v.ack(status);
+		while (status) {
+			struct perf_event *ev;
+
+			idx = __ffs64(status);
+			status &= status - 1;
+			handled++;
+			ev = c->placed[idx];
+			if (!ev || !(c->running & BIT_ULL(idx)))
+				continue;
+			x86_event_update(ev);
+			if (!x86_set_period(ev))
+				continue;
+			perf_sample_data_init(&data, 0, ev->hw.last_period);
+			if (perf_event_overflow(ev, &data, regs))
+				cpu_stop(ev, 0);
+		}
+		status = x86v.status();
+	}
+	if (!c->disabled)
+		x86v.enable_all(x86v.counters);
+	/* The local APIC masked LVTPC when it sent the PMI. */
+	apic_write(APIC_LVTPC, APIC_DM_NMI);
+	if (!handled)
+		return NMI_DONE;
+	inc_irq_stat(apic_perf_irqs);
+	perf_sample_event_took(sched_clock() - start);
+	return NMI_HANDLED;
+}
+
+/**
+ * perf_events_lapic_init - program the local APIC's performance vector
+ *
+ * The PMI is an NMI.  Called when a CPU's local APIC is set up.
+ */
+void perf_events_lapic_init(void)
+{
+	if (!x86_pmu_ready)
+		return;
+	apic_write(APIC_LVTPC, APIC_DM_NMI);
+}
+
+static int x86_pmu_starting_cpu(unsigned int cpu)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	u64 all = x86v.counters;
+	int idx;
+
+	memset(c, 0, sizeof(*c));
+	x86v.disable_all();
+	while (all) {
+		idx = __ffs64(all);
+		all &= all - 1;
+		x86v.write(idx, 0);
+	}
+	x86v.ack(x86v.counters);
+	perf_events_lapic_init();
+	return 0;
+}
+
+/* sysfs: format/ from the vendor, events/, caps/ and the rdpmc knob. */
+static ssize_t x86_event_show(struct device *dev, struct device_attribute *attr,
+			      char *page)
+{
+	struct perf_pmu_events_attr *pa =
+		container_of(attr, struct perf_pmu_events_attr, attr);
+	u64 config = x86v.event_map(pa->id);
+
+	return sysfs_emit(page, "event=0x%02llx,umask=0x%02llx\n",
+			  config & ARCH_PERFMON_EVENTSEL_EVENT,
+			  (config & ARCH_PERFMON_EVENTSEL_UMASK) >> 8);
+}
+
+#define X86_EVENT_ATTR(_name, _id)					\
+	static struct perf_pmu_events_attr x86_attr_##_id = {		\
+		.attr = {						\
+			.attr = { .name = _name, .mode = 0444 },	\
+			.show = x86_event_show,				\
+		},							\
+		.id = PERF_COUNT_HW_##_id,				\
+	}
+
+X86_EVENT_ATTR("cpu-cycles", CPU_CYCLES);
+X86_EVENT_ATTR("instructions", INSTRUCTIONS);
+X86_EVENT_ATTR("cache-references", CACHE_REFERENCES);
+X86_EVENT_ATTR("cache-misses", CACHE_MISSES);
+X86_EVENT_ATTR("branch-instructions", BRANCH_INSTRUCTIONS);
+X86_EVENT_ATTR("branch-misses", BRANCH_MISSES);
+X86_EVENT_ATTR("bus-cycles", BUS_CYCLES);
+X86_EVENT_ATTR("ref-cycles", REF_CPU_CYCLES);
+
+static struct attribute *x86_event_attrs[] = {
+	&x86_attr_CPU_CYCLES.attr.attr,
+	&x86_attr_INSTRUCTIONS.attr.attr,
+	&x86_attr_CACHE_REFERENCES.attr.attr,
+	&x86_attr_CACHE_MISSES.attr.attr,
+	&x86_attr_BRANCH_INSTRUCTIONS.attr.attr,
+	&x86_attr_BRANCH_MISSES.attr.attr,
+	&x86_attr_BUS_CYCLES.attr.attr,
+	&x86_attr_REF_CPU_CYCLES.attr.attr,
+	NULL,
+};
+
+/* Only the events the PMU has. */
+static umode_t x86_event_visible(struct kobject *kobj, struct attribute *attr,
+				 int i)
+{
+	struct perf_pmu_events_attr *pa =
+		container_of(attr, struct perf_pmu_events_attr, attr.attr);
+
+	return x86v.event_map(pa->id) ? attr->mode : 0;
+}
+
+static struct attribute_group x86_events_group = {
+	.name = "events",
+	.attrs = x86_event_attrs,
+	.is_visible = x86_event_visible,
+};
+
+static struct attribute_group x86_format_group = {
+	.name = "format",
+};
+
+static ssize_t max_precise_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "0\n");
+}
+static DEVICE_ATTR_RO(max_precise);
+
+static ssize_t pmu_name_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", x86v.name);
+}
+static DEVICE_ATTR_RO(pmu_name);
+
+static struct attribute *x86_caps_attrs[] = {
+	&dev_attr_max_precise.attr,
+	&dev_attr_pmu_name.attr,
+	NULL,
+};
+
+static struct attribute_group x86_caps_group = {
+	.name = "caps",
+	.attrs = x86_caps_attrs,
+};
+
+static ssize_t rdpmc_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(rdpmc_mode));
+}
+
+/* Serialises writers of the knob, which flip the static keys. */
+static DEFINE_MUTEX(rdpmc_mutex);
+
+static ssize_t rdpmc_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	unsigned long mode;
+	int err = kstrtoul(buf, 0, &mode);
+
+	if (err)
+		return err;
+	if (mode > 2)
+		return -EINVAL;
+	mutex_lock(&rdpmc_mutex);
+	if (mode != rdpmc_mode) {
+		cpus_read_lock();
+		if (mode == 0)
+			static_branch_enable_cpuslocked(&rdpmc_never_available_key);
+		else if (rdpmc_mode == 0)
+			static_branch_disable_cpuslocked(&rdpmc_never_available_key);
+		if (mode == 2)
+			static_branch_enable_cpuslocked(&rdpmc_always_available_key);
+		else if (rdpmc_mode == 2)
+			static_branch_disable_cpuslocked(&rdpmc_always_available_key);
+		WRITE_ONCE(rdpmc_mode, mode);
+		on_each_cpu(cr4_update_pce, NULL, 1);
+		cpus_read_unlock();
+	}
+	mutex_unlock(&rdpmc_mutex);
+	return count;
+}
+static DEVICE_ATTR_RW(rdpmc);
+
+static struct attribute *x86_pmu_attrs[] = {
+	&dev_attr_rdpmc.attr,
+	NULL,
+};
+
+static struct attribute_group x86_pmu_group = {
+	.attrs = x86_pmu_attrs,
+};
+
+static const struct attribute_group *x86_attr_groups[] = {
+	&x86_pmu_group,
+	&x86_format_group,
+	&x86_events_group,
+	&x86_caps_group,
+	NULL,
+};
+
+static struct pmu x86_cpu_pmu_desc = {
+	.event_init	= cpu_event_init,
+	.add		= cpu_add,
+	.del		= cpu_del,
+	.start		= cpu_start,
+	.stop		= cpu_stop,
+	.read		= cpu_read,
+	.pmu_disable	= cpu_pmu_disable,
+	.pmu_enable	= cpu_pmu_enable,
+	.start_txn	= cpu_start_txn,
+	.commit_txn	= cpu_commit_txn,
+	.cancel_txn	= cpu_cancel_txn,
+	.event_idx	= cpu_event_idx,
+	.event_mapped	= cpu_event_mapped,
+	.event_unmapped	= cpu_event_unmapped,
+	.attr_groups	= x86_attr_groups,
+};
+
+/**
+ * perf_event_print_debug - dump the PMU's state (sysrq)
+ */
+void perf_event_print_debug(void)
+{
+	struct x86_cpu_pmu *c;
+	unsigned long flags;
+
+	if (!x86_pmu_ready) {
+		pr_info("perf: no hardware PMU driver\n");
+		return;
+	}
+	local_irq_save(flags);
+	c = this_cpu_ptr(&x86_cpu_pmu);
+	pr_info("CPU#%d: %s, %d events, running %llx, status %llx\n",
+		smp_processor_id(), x86v.name, c->n, c->running, x86v.status());
+	local_irq_restore(flags);
+}
+
+static int __init x86_pmu_init(void)
+{
+	int err = -ENODEV;
+
+	if (IS_ENABLED(CONFIG_CPU_SUP_INTEL) &&
+	    boot_cpu_data.x86_vendor == X86_VENDOR_INTEL)
+		err = intel_arch_probe(&x86v);
+	if (err) {
+		pr_info("perf: no x86 PMU driver for this CPU\n");
+		return 0;
+	}
+	x86_format_group.attrs = x86v.format;
+	x86_pmu_ready = true;
+
+	err = register_nmi_handler(NMI_LOCAL, x86_pmi, 0, "PMI");
+	if (!err)
+		err = cpuhp_setup_state(CPUHP_AP_PERF_X86_STARTING,
+					"perf/x86:starting",
+					x86_pmu_starting_cpu, NULL);
+	if (!err)
+		err = perf_pmu_register(&x86_cpu_pmu_desc, "cpu", PERF_TYPE_RAW);
+	if (err) {
+		pr_err("perf: x86 PMU registration failed: %d\n", err);
+		x86_pmu_ready = false;
+		return err;
+	}
+	pr_info("perf: %s, %d general and %d fixed counters of %d bits\n",
+		x86v.name, hweight32(lower_32_bits(x86v.counters)),
+		hweight32(upper_32_bits(x86v.counters)), x86v.width);
+	return 0;
+}
+early_initcall(x86_pmu_init);

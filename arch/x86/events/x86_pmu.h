@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The x86 PMU layer (x86_pmu.c) and the vendor drivers under it.
+ */
+#ifndef _X86_EVENTS_X86_PMU_H
+#define _X86_EVENTS_X86_PMU_H
+
+#include <linux/perf_event.h>
+
+#include "assign.h"
+
+/**
+ * struct x86_vendor - what a vendor driver tells the x86 layer
+ * @name: the PMU's name in caps/pmu_name
+ * @version: the PMU's version (Intel: CPUID leaf 0xA)
+ * @counters: the counters there are (general from bit 0, fixed from 32)
+ * @width: counter width in bits
+ * @max_period: the longest period one counter run may have
+ * @config_mask: the PERF_TYPE_RAW config bits user space may set
+ * @event_map: the config of a PERF_TYPE_HARDWARE event, 0 if none
+ * @constraint: the counters a config may count on
+ * @enable_all: let the counters of @active count (the PMU on)
+ * @disable_all: stop all counters at once (the PMU off)
+ * @enable: program and start the event's counter (hw.idx)
+ * @disable: stop the event's counter
+ * @status: the counters that overflowed, for the PMI
+ * @ack: clear those overflow bits
+ * @read: the counter's value now
+ * @write: set the counter's value
+ * @format: sysfs format/ attributes
+ *
+ * The hooks run with interrupts off on the CPU whose counters they touch.
+ */
+struct x86_vendor {
+	const char *name;
+	int version;
+	u64 counters;
+	int width;
+	u64 max_period;
+	u64 config_mask;
+	u64 (*event_map)(u64 hw_id);
+	u64 (*constraint)(u64 config);
+	void (*enable_all)(u64 active);
+	void (*disable_all)(void);
+	void (*enable)(struct perf_event *event);
+	void (*disable)(struct perf_event *event);
+	u64 (*status)(void);
+	void (*ack)(u64 status);
+	u64 (*read)(int idx);
+	void (*write)(int idx, u64 val);
+	struct attribute **format;
+};
+
+int intel_arch_probe(struct x86_vendor *v);
+
+#endif
