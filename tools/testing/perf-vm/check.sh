@@ -12,8 +12,8 @@
 #   all    all of them (the default): every test must pass on both kernels
 # With qemu and stock, the hardware-event tests also run on QEMU with our
 # emulated x86 PMU (make qemu-pmu): Intel, AMD with PerfMonV2 and legacy
-# AMD on stock, whose drivers are the reference; Intel under -icount; and
-# Intel and AMD on our kernel.
+# AMD on stock, whose drivers are the reference; Intel under -icount;
+# Intel and AMD on our kernel, and Intel on our debug kernel.
 . "$(dirname "$0")/lib.sh"
 
 which=${1:-all}
@@ -24,7 +24,7 @@ mkdir -p "$results"
 
 kernels= only_pmu=
 case "$which" in
-pmu) kernels="qemu stock" only_pmu=1 ;;
+pmu) kernels="qemu debug stock" only_pmu=1 ;;
 qemu) kernels="qemu debug" ;;
 stock) kernels="stock" ;;
 kcsan) kernels="kcsan" ;;
@@ -49,7 +49,7 @@ for k in $kernels; do
 	"$PERFVM/build.sh" "$k" >/dev/null || exit 1
 done
 case " $kernels " in
-*" qemu "*|*" stock "*)
+*" qemu "*|*" debug "*|*" stock "*)
 	"$TOP/tools/testing/qemu-pmu/build.sh" >/dev/null || exit 1 ;;
 esac
 "$PERFVM/build-tests.sh" >/dev/null || exit 1
@@ -83,10 +83,11 @@ paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 pmu_tests="hw perf_hw.sh base_remove_on_exec perf_tool.sh"
 # pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.
 pmu_run() {
-	local label=pmu-$2
+	local label=pmu-$2 mem=1024 tmo=1800
 	[ "${3:-}" = -I ] && label=$label-icount
+	[ "$1" = debug ] && mem=2048 tmo=3600
 	# shellcheck disable=SC2046,SC2086
-	PMU=$2 VMOPTS=${3:-} run "$label-$1-smp2" "$1" 2 1024 1800 $(paths $pmu_tests)
+	PMU=$2 VMOPTS=${3:-} run "$label-$1-smp2" "$1" 2 "$mem" "$tmo" $(paths $pmu_tests)
 }
 
 for k in $kernels; do
@@ -107,10 +108,13 @@ for k in $kernels; do
 		fi
 		;;
 	debug)
-		# shellcheck disable=SC2046
-		run "debug-smp2" debug 2 2048 3600 $(paths "${all_tests[@]}")
-		fuzz debug 2
-		fuzz debug 4
+		if [ -z "$only_pmu" ]; then
+			# shellcheck disable=SC2046
+			run "debug-smp2" debug 2 2048 3600 $(paths "${all_tests[@]}")
+			fuzz debug 2
+			fuzz debug 4
+		fi
+		pmu_run debug intel
 		;;
 	kcsan)
 		# shellcheck disable=SC2046

@@ -26,7 +26,7 @@ command -v setarch >/dev/null || skip "no setarch to turn address randomisation 
 if [ ! -e /sys/bus/event_source/devices/cpu/type ]; then
 	# This series' kernels name themselves -perfng in their release.
 	case $(uname -r) in
-	*-perfng*) skip "this kernel has no x86 PMU driver yet (issue 12)" ;;
+	*-perfng*) skip "this kernel has no driver for this PMU yet (issue 12)" ;;
 	esac
 	echo "1..1"
 	echo "not ok 1 the guest has an emulated PMU, but the kernel registered no cpu PMU"

@@ -69,7 +69,7 @@ static const char *hw_unavailable(int *fail)
 		return NULL;
 	/* This series' kernels name themselves -perfng in their release. */
 	if (!uname(&u) && strstr(u.release, "-perfng"))
-		return "this kernel has no x86 PMU driver yet (issue 12)";
+		return "this kernel has no driver for this PMU yet (issue 12)";
 	*fail = 1;
 	return "the guest has an emulated PMU, but the kernel registered no \"cpu\" PMU";
 }
@@ -480,6 +480,36 @@ TEST_F(hw, rdpmc_faults_where_it_must)
 		EXPECT_EQ(rdpmc_in_child(1u << 30 | 3, 1), SIGSEGV);
 		EXPECT_EQ(rdpmc_in_child(4, 1), SIGSEGV);
 	}
+}
+
+#define RDPMC_KNOB "/sys/bus/event_source/devices/cpu/rdpmc"
+
+/*
+ * The rdpmc knob: 0 refuses rdpmc to every task (SIGSEGV even with a
+ * mapped event), 2 allows it to every task (no mapped event needed), 1
+ * (the default) to tasks that mapped an event.
+ */
+TEST_F(hw, rdpmc_knob)
+{
+	long mode;
+
+	ASSERT_EQ(read_file_long(RDPMC_KNOB, &mode), 0);
+	EXPECT_EQ(mode, 1);
+	EXPECT_EQ(write_file_str(RDPMC_KNOB, "3"), -EINVAL);
+
+	ASSERT_EQ(write_file_str(RDPMC_KNOB, "0"), 0);
+	EXPECT_EQ(rdpmc_in_child(0, 1), SIGSEGV);
+	EXPECT_EQ(rdpmc_in_child(0, 0), SIGSEGV);
+
+	ASSERT_EQ(write_file_str(RDPMC_KNOB, "2"), 0);
+	EXPECT_EQ(rdpmc_in_child(0, 0), 0);
+	EXPECT_EQ(rdpmc_in_child(0, 1), 0);
+
+	ASSERT_EQ(write_file_str(RDPMC_KNOB, "1"), 0);
+	EXPECT_EQ(rdpmc_in_child(0, 1), 0);
+	EXPECT_EQ(rdpmc_in_child(0, 0), SIGSEGV);
+	ASSERT_EQ(read_file_long(RDPMC_KNOB, &mode), 0);
+	EXPECT_EQ(mode, 1);
 }
 
 #define MUX_EVENTS 12
