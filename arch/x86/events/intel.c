@@ -222,6 +222,7 @@ int __init intel_arch_probe(struct x86_vendor *v)
 		intel_full_width = caps & INTEL_CAP_FULL_WIDTH_WRITES;
 
 	v->name = eax.split.version_id >= 5 ? "generic_arch_v5+" : "generic_arch_v2+";
+	v->caps_name = v->name;
 	v->version = eax.split.version_id;
 	v->counters = intel_gp | intel_fixed;
 	v->width = eax.split.bit_width;

@@ -451,6 +451,8 @@ static int cpu_event_init(struct perf_event *event)
 		hwc->config |= ARCH_PERFMON_EVENTSEL_USR;
 	if (!attr->exclude_kernel)
 		hwc->config |= ARCH_PERFMON_EVENTSEL_OS;
+	if (x86v.hw_config)
+		x86v.hw_config(event);
 	if (!x86_event_counters(event))
 		return -EINVAL;
 	hwc->idx = -1;
@@ -717,7 +719,7 @@ static DEVICE_ATTR_RO(max_precise);
 static ssize_t pmu_name_show(struct device *dev,
 			     struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", x86v.name);
+	return sysfs_emit(buf, "%s\n", x86v.caps_name);
 }
 static DEVICE_ATTR_RO(pmu_name);
 
@@ -727,9 +729,18 @@ static struct attribute *x86_caps_attrs[] = {
 	NULL,
 };
 
+static umode_t x86_caps_visible(struct kobject *kobj, struct attribute *attr,
+				int i)
+{
+	if (attr == &dev_attr_pmu_name.attr && !x86v.caps_name)
+		return 0;
+	return attr->mode;
+}
+
 static struct attribute_group x86_caps_group = {
 	.name = "caps",
 	.attrs = x86_caps_attrs,
+	.is_visible = x86_caps_visible,
 };
 
 static ssize_t rdpmc_show(struct device *dev, struct device_attribute *attr,
@@ -832,6 +843,10 @@ static int __init x86_pmu_init(void)
 	if (IS_ENABLED(CONFIG_CPU_SUP_INTEL) &&
 	    boot_cpu_data.x86_vendor == X86_VENDOR_INTEL)
 		err = intel_arch_probe(&x86v);
+	if (IS_ENABLED(CONFIG_CPU_SUP_AMD) &&
+	    (boot_cpu_data.x86_vendor == X86_VENDOR_AMD ||
+	     boot_cpu_data.x86_vendor == X86_VENDOR_HYGON))
+		err = amd_core_probe(&x86v);
 	if (err) {
 		pr_info("perf: no x86 PMU driver for this CPU\n");
 		return 0;

@@ -11,7 +11,8 @@
 
 /**
  * struct x86_vendor - what a vendor driver tells the x86 layer
- * @name: the PMU's name in caps/pmu_name
+ * @name: the PMU's name in the boot log
+ * @caps_name: the PMU's name in caps/pmu_name (NULL: no such file)
  * @version: the PMU's version (Intel: CPUID leaf 0xA)
  * @counters: the counters there are (general from bit 0, fixed from 32)
  * @width: counter width in bits
@@ -19,6 +20,7 @@
  * @config_mask: the PERF_TYPE_RAW config bits user space may set
  * @event_map: the config of a PERF_TYPE_HARDWARE event, 0 if none
  * @constraint: the counters a config may count on
+ * @hw_config: adjust a new event's hw.config (optional)
  * @enable_all: let the counters of @active count (the PMU on)
  * @disable_all: stop all counters at once (the PMU off)
  * @enable: program and start the event's counter (hw.idx)
@@ -33,6 +35,7 @@
  */
 struct x86_vendor {
 	const char *name;
+	const char *caps_name;
 	int version;
 	u64 counters;
 	int width;
@@ -40,6 +43,7 @@ struct x86_vendor {
 	u64 config_mask;
 	u64 (*event_map)(u64 hw_id);
 	u64 (*constraint)(u64 config);
+	void (*hw_config)(struct perf_event *event);
 	void (*enable_all)(u64 active);
 	void (*disable_all)(void);
 	void (*enable)(struct perf_event *event);
@@ -52,5 +56,6 @@ struct x86_vendor {
 };
 
 int intel_arch_probe(struct x86_vendor *v);
+int amd_core_probe(struct x86_vendor *v);
 
 #endif

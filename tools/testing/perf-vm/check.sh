@@ -12,8 +12,8 @@
 #   all    all of them (the default): every test must pass on both kernels
 # With qemu and stock, the hardware-event tests also run on QEMU with our
 # emulated x86 PMU (make qemu-pmu): Intel, AMD with PerfMonV2 and legacy
-# AMD on stock, whose drivers are the reference; Intel under -icount;
-# Intel and AMD on our kernel, and Intel on our debug kernel.
+# AMD, on stock (whose drivers are the reference) and ours; Intel under
+# -icount on stock; and Intel on our debug kernel.
 . "$(dirname "$0")/lib.sh"
 
 which=${1:-all}
@@ -102,10 +102,8 @@ for k in $kernels; do
 		fi
 		pmu_run "$k" intel
 		pmu_run "$k" amd
-		if [ "$k" = stock ]; then
-			pmu_run "$k" amd-legacy
-			pmu_run "$k" intel -I
-		fi
+		pmu_run "$k" amd-legacy
+		[ "$k" = stock ] && pmu_run "$k" intel -I
 		;;
 	debug)
 		if [ -z "$only_pmu" ]; then

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * AMD's core performance counters, family 17h (Zen) and later: six
+ * counters at MSR_F15H_PERF_CTL/CTR (PerfCtrExtCore), or the four K7
+ * counters (PERF_CTL0-3, PERF_CTR0-3) when the CPU lacks the extension;
+ * with PerfMonV2, the count CPUID 0x80000022 gives and the global
+ * control, status and status-clear registers.  48-bit counters, a 12-bit
+ * event select (bits 7:0 and 35:32), no fixed counters.
+ *
+ * Without PerfMonV2 there is no global gate and no overflow status: the
+ * PMU is switched off by clearing each started counter's enable bit
+ * (their controls are cached per CPU for that), and a counter has
+ * overflowed when its top bit is clear (it starts at -left).
+ *
+ * Locking: the hooks run on the counters' CPU with interrupts off, or in
+ * the PMI there; the per-CPU cache is touched nowhere else.  The
+ * description is filled once at boot.
+ */
+#include <linux/init.h>
+#include <linux/perf_event.h>
+
+#include <asm/msr.h>
+#include <asm/perf_event.h>
+
+#include "x86_pmu.h"
+
+#define AMD_WIDTH	48
+#define AMD_TOP_BIT	BIT_ULL(AMD_WIDTH - 1)
+
+/*
+ * The generic events of family 17h and later, by generation: Zen 1, Zen
+ * 2 and 3, Zen 4 and later (0: none).  The encodings are 12-bit event
+ * selects with bits 11:8 at 35:32, and the unit mask.
+ */
+enum { ZEN1, ZEN2, ZEN4, ZEN_GENERATIONS };
+
+struct zen_event {
+	u8 id;
+	u64 config[ZEN_GENERATIONS];
+};
+
+static const struct zen_event zen_events[] __initconst = {
+	{ PERF_COUNT_HW_CPU_CYCLES,		{ 0x76, 0x76, 0x76 } },
+	{ PERF_COUNT_HW_INSTRUCTIONS,		{ 0xc0, 0xc0, 0xc0 } },
+	{ PERF_COUNT_HW_CACHE_REFERENCES,	{ 0xff60, 0xff60, 0xff60 } },
+	{ PERF_COUNT_HW_CACHE_MISSES,		{ 0x0964, 0x0964, 0x0964 } },
+	{ PERF_COUNT_HW_BRANCH_INSTRUCTIONS,	{ 0xc2, 0xc2, 0xc2 } },
+	{ PERF_COUNT_HW_BRANCH_MISSES,		{ 0xc3, 0xc3, 0xc3 } },
+	/* Stall events changed with Zen 2; the back-end one went. */
+	{ PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, { 0x0287, 0xa9, 0xa9 } },
+	{ PERF_COUNT_HW_STALLED_CYCLES_BACKEND,	{ 0x0187, 0, 0 } },
+	/* Cycles not in halt at P0 frequency, from Zen 4. */
+	{ PERF_COUNT_HW_REF_CPU_CYCLES,		{ 0, 0, 0x100000120 } },
+};
+
+static u64 amd_events[PERF_COUNT_HW_MAX] __ro_after_init;
+static u64 amd_counters __ro_after_init;
+static u32 amd_ctl_base __ro_after_init;	/* PERF_CTL of counter 0 */
+static u32 amd_ctr_base __ro_after_init;	/* PERF_CTR of counter 0 */
+static int amd_stride __ro_after_init;		/* MSRs from one counter to the next */
+static bool amd_v2 __ro_after_init;
+
+/* Without PerfMonV2: each counter's control, and whether the PMU is off. */
+struct amd_cpu {
+	u64 ctl[X86_ASSIGN_FIXED_BASE];
+	u64 started;
+	bool off;
+};
+
+static DEFINE_PER_CPU(struct amd_cpu, amd_cpu);
+
+static u32 amd_ctl(int idx)
+{
+	return amd_ctl_base + amd_stride * idx;
+}
+
+static u32 amd_ctr(int idx)
+{
+	return amd_ctr_base + amd_stride * idx;
+}
+
+static u64 amd_event_map(u64 id)
+{
+	return amd_events[id];
+}
+
+static u64 amd_constraint(u64 config)
+{
+	return amd_counters;
+}
+
+/* No guests here: guest-only counts nothing, and so does excluding both. */
+static void amd_hw_config(struct perf_event *event)
+{
+	struct perf_event_attr *attr = &event->attr;
+
+	if (attr->exclude_host && attr->exclude_guest)
+		event->hw.config &= ~(ARCH_PERFMON_EVENTSEL_USR | ARCH_PERFMON_EVENTSEL_OS);
+	else if (attr->exclude_host)
+		event->hw.config |= AMD64_EVENTSEL_GUESTONLY;
+}
+
+static void amd_enable_all(u64 counters)
+{
+	struct amd_cpu *a = this_cpu_ptr(&amd_cpu);
+	u64 s;
+	int idx;
+
+	if (amd_v2) {
+		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, amd_counters);
+		return;
+	}
+	a->off = false;
+	for (s = a->started; s; s &= s - 1) {
+		idx = __ffs64(s);
+		wrmsrl(amd_ctl(idx), a->ctl[idx] | ARCH_PERFMON_EVENTSEL_ENABLE);
+	}
+}
+
+static void amd_disable_all(void)
+{
+	struct amd_cpu *a = this_cpu_ptr(&amd_cpu);
+	u64 s;
+	int idx;
+
+	if (amd_v2) {
+		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, 0);
+		return;
+	}
+	a->off = true;
+	for (s = a->started; s; s &= s - 1) {
+		idx = __ffs64(s);
+		wrmsrl(amd_ctl(idx), a->ctl[idx]);
+	}
+}
+
+static void amd_enable(struct perf_event *event)
+{
+	struct amd_cpu *a = this_cpu_ptr(&amd_cpu);
+	int idx = event->hw.idx;
+	u64 ctl = event->hw.config;
+
+	a->ctl[idx] = ctl;
+	a->started |= BIT_ULL(idx);
+	/* Without a global gate, a switched-off PMU starts it later. */
+	if (amd_v2 || !a->off)
+		ctl |= ARCH_PERFMON_EVENTSEL_ENABLE;
+	wrmsrl(amd_ctl(idx), ctl);
+}
+
+static void amd_disable(struct perf_event *event)
+{
+	struct amd_cpu *a = this_cpu_ptr(&amd_cpu);
+	int idx = event->hw.idx;
+
+	a->started &= ~BIT_ULL(idx);
+	wrmsrl(amd_ctl(idx), event->hw.config);
+}
+
+static u64 amd_read(int idx)
+{
+	u64 v;
+
+	rdpmcl(idx, v);
+	return v;
+}
+
+static void amd_write(int idx, u64 val)
+{
+	wrmsrl(amd_ctr(idx), val & GENMASK_ULL(AMD_WIDTH - 1, 0));
+}
+
+static u64 amd_status(void)
+{
+	struct amd_cpu *a = this_cpu_ptr(&amd_cpu);
+	u64 status = 0, s;
+	int idx;
+
+	if (amd_v2) {
+		rdmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, status);
+		return status & amd_counters;
+	}
+	/* A counter started at -left has wrapped when its top bit clears. */
+	for (s = a->started; s; s &= s - 1) {
+		idx = __ffs64(s);
+		if (!(amd_read(idx) & AMD_TOP_BIT))
+			status |= BIT_ULL(idx);
+	}
+	return status;
+}
+
+static void amd_ack(u64 status)
+{
+	if (amd_v2)
+		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, status);
+}
+
+PMU_FORMAT_ATTR(event, "config:0-7,32-35");
+PMU_FORMAT_ATTR(umask, "config:8-15");
+PMU_FORMAT_ATTR(edge, "config:18");
+PMU_FORMAT_ATTR(inv, "config:23");
+PMU_FORMAT_ATTR(cmask, "config:24-31");
+
+static struct attribute *amd_format[] = {
+	&format_attr_event.attr,
+	&format_attr_umask.attr,
+	&format_attr_edge.attr,
+	&format_attr_inv.attr,
+	&format_attr_cmask.attr,
+	NULL,
+};
+
+/* The counters answer: a value written to counter 0 reads back. */
+static bool __init amd_counters_work(void)
+{
+	u64 old, v;
+
+	if (rdmsrl_safe(amd_ctr(0), &old))
+		return false;
+	if (wrmsrl_safe(amd_ctr(0), 0xabcd) || rdmsrl_safe(amd_ctr(0), &v))
+		return false;
+	wrmsrl_safe(amd_ctr(0), old);
+	return v == 0xabcd;
+}
+
+/**
+ * amd_core_probe - describe the CPU's core counters
+ * @v: filled in on success
+ *
+ * Return: 0, or -ENODEV before family 17h or when the counters do not
+ * answer (a hypervisor that reports none).
+ */
+int __init amd_core_probe(struct x86_vendor *v)
+{
+	int n = 4, gen, i;
+
+	if (boot_cpu_data.x86 < 0x17)
+		return -ENODEV;
+	if (boot_cpu_has(X86_FEATURE_PERFCTR_CORE)) {
+		amd_ctl_base = MSR_F15H_PERF_CTL;
+		amd_ctr_base = MSR_F15H_PERF_CTR;
+		amd_stride = 2;
+		n = 6;
+		if (boot_cpu_has(X86_FEATURE_PERFMON_V2)) {
+			union cpuid_0x80000022_ebx ebx;
+
+			ebx.full = cpuid_ebx(EXT_PERFMON_DEBUG_FEATURES);
+			if (ebx.split.num_core_pmc)
+				n = min_t(int, ebx.split.num_core_pmc, 16);
+			amd_v2 = true;
+		}
+	} else {
+		amd_ctl_base = MSR_K7_EVNTSEL0;
+		amd_ctr_base = MSR_K7_PERFCTR0;
+		amd_stride = 1;
+	}
+	if (!amd_counters_work())
+		return -ENODEV;
+
+	gen = ZEN1;
+	if (boot_cpu_has(X86_FEATURE_ZEN4) || boot_cpu_data.x86 >= 0x1a)
+		gen = ZEN4;
+	else if (boot_cpu_has(X86_FEATURE_ZEN2) || boot_cpu_data.x86 >= 0x19)
+		gen = ZEN2;
+	for (i = 0; i < ARRAY_SIZE(zen_events); i++)
+		amd_events[zen_events[i].id] = zen_events[i].config[gen];
+	amd_counters = GENMASK_ULL(n - 1, 0);
+
+	v->name = amd_v2 ? "AMD core counters with PerfMonV2" : "AMD core counters";
+	v->version = amd_v2 ? 2 : 0;
+	v->counters = amd_counters;
+	v->width = AMD_WIDTH;
+	v->max_period = AMD_TOP_BIT - 1;
+	v->config_mask = AMD64_RAW_EVENT_MASK;
+	v->event_map = amd_event_map;
+	v->constraint = amd_constraint;
+	v->hw_config = amd_hw_config;
+	v->enable_all = amd_enable_all;
+	v->disable_all = amd_disable_all;
+	v->enable = amd_enable;
+	v->disable = amd_disable;
+	v->status = amd_status;
+	v->ack = amd_ack;
+	v->read = amd_read;
+	v->write = amd_write;
+	v->format = amd_format;
+	return 0;
+}
