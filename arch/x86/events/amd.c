@@ -90,7 +90,7 @@ static u64 amd_constraint(u64 config)
 }
 
 /* No guests here: guest-only counts nothing, and so does excluding both. */
-static void amd_hw_config(struct perf_event *event)
+static int amd_hw_config(struct perf_event *event)
 {
 	struct perf_event_attr *attr = &event->attr;
 
@@ -98,6 +98,7 @@ static void amd_hw_config(struct perf_event *event)
 		event->hw.config &= ~(ARCH_PERFMON_EVENTSEL_USR | ARCH_PERFMON_EVENTSEL_OS);
 	else if (attr->exclude_host)
 		event->hw.config |= AMD64_EVENTSEL_GUESTONLY;
+	return 0;
 }
 
 static void amd_enable_all(u64 counters)

@@ -46,6 +46,7 @@ static const struct {
 #define REF_CYCLES_CONFIG	0x0300
 
 static u64 intel_events[PERF_COUNT_HW_MAX] __ro_after_init;
+static bool intel_any_thread __ro_after_init;	/* AnyThread is there */
 static u64 intel_gp __ro_after_init;	/* the general counters */
 static u64 intel_fixed __ro_after_init;	/* the fixed ones (bits 32 up) */
 static u64 intel_mask __ro_after_init;	/* counter value mask */
@@ -76,6 +77,26 @@ static u64 intel_constraint(u64 config)
 	if (code == 0x003c && has_fixed(1))
 		return intel_gp | BIT_ULL(X86_ASSIGN_FIXED_BASE + 1);
 	return intel_gp;
+}
+
+/*
+ * AnyThread (raw config bit 21), from version 3 until version 5 says it
+ * is gone: counts of the whole core, for those who may watch the CPU.
+ */
+static int intel_hw_config(struct perf_event *event)
+{
+	int err;
+
+	if (event->attr.type != PERF_TYPE_RAW ||
+	    !(event->attr.config & ARCH_PERFMON_EVENTSEL_ANY))
+		return 0;
+	if (!intel_any_thread)
+		return -EINVAL;
+	err = perf_allow_cpu();
+	if (err)
+		return err;
+	event->hw.config |= ARCH_PERFMON_EVENTSEL_ANY;
+	return 0;
 }
 
 static void intel_enable_all(u64 counters)
@@ -114,6 +135,8 @@ static void intel_enable(struct perf_event *event)
 		bits |= 1;
 	if (hwc->config & ARCH_PERFMON_EVENTSEL_USR)
 		bits |= 2;
+	if (hwc->config & ARCH_PERFMON_EVENTSEL_ANY)
+		bits |= 4;
 	if (hwc->config & ARCH_PERFMON_EVENTSEL_INT)
 		bits |= 8;
 	intel_fixed_ctrl(idx - X86_ASSIGN_FIXED_BASE, bits);
@@ -170,7 +193,9 @@ PMU_FORMAT_ATTR(edge, "config:18");
 PMU_FORMAT_ATTR(pc, "config:19");
 PMU_FORMAT_ATTR(inv, "config:23");
 PMU_FORMAT_ATTR(cmask, "config:24-31");
+PMU_FORMAT_ATTR(any, "config:21");
 
+/* The last slot takes "any" where AnyThread is there. */
 static struct attribute *intel_format[] = {
 	&format_attr_event.attr,
 	&format_attr_umask.attr,
@@ -178,6 +203,7 @@ static struct attribute *intel_format[] = {
 	&format_attr_pc.attr,
 	&format_attr_inv.attr,
 	&format_attr_cmask.attr,
+	NULL,
 	NULL,
 };
 
@@ -217,6 +243,11 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	if (has_fixed(2))
 		intel_events[PERF_COUNT_HW_REF_CPU_CYCLES] = REF_CYCLES_CONFIG;
 
+	intel_any_thread = eax.split.version_id >= 3 &&
+			   !(eax.split.version_id >= 5 && edx.split.anythread_deprecated);
+	if (intel_any_thread)
+		intel_format[ARRAY_SIZE(intel_format) - 2] = &format_attr_any.attr;
+
 	if (boot_cpu_has(X86_FEATURE_PDCM) &&
 	    !rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
 		intel_full_width = caps & INTEL_CAP_FULL_WIDTH_WRITES;
@@ -231,6 +262,7 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	v->config_mask = X86_RAW_EVENT_MASK;
 	v->event_map = intel_event_map;
 	v->constraint = intel_constraint;
+	v->hw_config = intel_hw_config;
 	v->enable_all = intel_enable_all;
 	v->disable_all = intel_disable_all;
 	v->enable = intel_enable;

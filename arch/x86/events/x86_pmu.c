@@ -451,8 +451,11 @@ static int cpu_event_init(struct perf_event *event)
 		hwc->config |= ARCH_PERFMON_EVENTSEL_USR;
 	if (!attr->exclude_kernel)
 		hwc->config |= ARCH_PERFMON_EVENTSEL_OS;
-	if (x86v.hw_config)
-		x86v.hw_config(event);
+	if (x86v.hw_config) {
+		err = x86v.hw_config(event);
+		if (err)
+			return err;
+	}
 	if (!x86_event_counters(event))
 		return -EINVAL;
 	hwc->idx = -1;

@@ -20,7 +20,7 @@
  * @config_mask: the PERF_TYPE_RAW config bits user space may set
  * @event_map: the config of a PERF_TYPE_HARDWARE event, 0 if none
  * @constraint: the counters a config may count on
- * @hw_config: adjust a new event's hw.config (optional)
+ * @hw_config: adjust a new event's hw.config, or refuse it (optional)
  * @enable_all: let the counters of @active count (the PMU on)
  * @disable_all: stop all counters at once (the PMU off)
  * @enable: program and start the event's counter (hw.idx)
@@ -43,7 +43,7 @@ struct x86_vendor {
 	u64 config_mask;
 	u64 (*event_map)(u64 hw_id);
 	u64 (*constraint)(u64 config);
-	void (*hw_config)(struct perf_event *event);
+	int (*hw_config)(struct perf_event *event);
 	void (*enable_all)(u64 active);
 	void (*disable_all)(void);
 	void (*enable)(struct perf_event *event);

@@ -181,7 +181,8 @@ splat = re.compile(
     r"|possible circular locking|inconsistent lock state|possible irq lock inversion"
     r"|suspicious RCU usage|lock held when returning to user space|rcu: INFO"
     r"|RCU stall|INFO: task .* blocked|Oops|Kernel panic|general protection fault"
-    r"|kernel BUG|refcount_t: |list_add corruption|list_del corruption|ODEBUG: )")
+    r"|kernel BUG|refcount_t: |list_add corruption|list_del corruption|ODEBUG: "
+    r"|unchecked MSR access)")
 ktap_case = re.compile(r"^\s{4,}(not ok|ok) \d+ (\S+)(.*)$")
 # A user task's fatal trap, which the kernel reports (exception-trace):
 # "traps: hw[70] general protection fault ip:... in hw[...]".  Tests

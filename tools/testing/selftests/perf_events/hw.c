@@ -512,17 +512,56 @@ TEST_F(hw, rdpmc_knob)
 	EXPECT_EQ(mode, 1);
 }
 
+/*
+ * Every bit of a raw config, one at a time, on the instructions event:
+ * the kernel opens it or refuses it with an errno, and an opened one
+ * counts without the kernel writing a bit the PMU refuses (the console
+ * would show an unchecked MSR access, which the runner counts as a
+ * failure).
+ */
+TEST_F(hw, raw_config_every_bit)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_RAW,
+		.size = sizeof(attr),
+		.exclude_kernel = 1,
+		.disabled = 1,
+	};
+	int bit, fd, opened = 0;
+	uint64_t v;
+
+	for (bit = 0; bit < 64; bit++) {
+		attr.config = 0xc0 | (1ULL << bit);
+		fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+		if (fd < 0) {
+			EXPECT_TRUE(errno == EINVAL || errno == EACCES ||
+				    errno == EOPNOTSUPP || errno == ENOENT)
+				TH_LOG("bit %d: %s", bit, strerror(errno));
+			continue;
+		}
+		opened++;
+		v = count_spin(fd, 1000);
+		EXPECT_NE(v, (uint64_t)-1) TH_LOG("bit %d", bit);
+		close(fd);
+	}
+	/* The event, umask and mode bits at least. */
+	EXPECT_GE(opened, 16);
+}
+
 #define MUX_EVENTS 12
 
 /*
  * Twelve instruction counters on a PMU with four to six: they take
  * turns, and count * enabled / running estimates what each would have
  * counted alone.  The loop retires at a steady rate, so the estimates
- * must come close to the true count; the raw counts cannot.
+ * must come within a quarter of the true count (TCG's speed follows the
+ * host's load, which time_running sees and the count does not); the raw
+ * counts, a third to a half of it, cannot.
  */
 TEST_F(hw, multiplexing_scales)
 {
 	uint64_t fmt = F_EN | F_RUN, v[MUX_EVENTS][3], spun = 0;
+	double lo = 0, hi = 0;
 	long interval = 4;
 	int fd[MUX_EVENTS], i, shared, done = 0;
 
@@ -534,14 +573,14 @@ TEST_F(hw, multiplexing_scales)
 	}
 	for (i = 0; i < MUX_EVENTS; i++)
 		ASSERT_EQ(ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0), 0);
-	/* Until every event has run for fifty rotation intervals. */
+	/* Until every event has run for a hundred rotation intervals. */
 	while (!done) {
 		spin(200000);
 		spun += 400000;
 		done = 1;
 		for (i = 0; i < MUX_EVENTS; i++) {
 			ASSERT_EQ(read(fd[i], v[i], sizeof(v[i])), sizeof(v[i]));
-			if (v[i][2] < 50ULL * interval * 1000000)
+			if (v[i][2] < 100ULL * interval * 1000000)
 				done = 0;
 		}
 	}
@@ -556,17 +595,22 @@ TEST_F(hw, multiplexing_scales)
 		if (v[i][2] < v[i][1])
 			shared++;
 		est = (double)v[i][0] * v[i][1] / v[i][2];
-		EXPECT_GT(est, spun * 0.85)
+		EXPECT_GT(est, spun * 0.75)
 			TH_LOG("event %d: %llu in %llu of %llu ns, %.0f estimated, %llu true",
 			       i, (unsigned long long)v[i][0],
 			       (unsigned long long)v[i][2],
 			       (unsigned long long)v[i][1], est,
 			       (unsigned long long)spun);
-		EXPECT_LT(est, spun * 1.15);
+		EXPECT_LT(est, spun * 1.25);
+		if (!i || est / spun < lo)
+			lo = est / spun;
+		if (!i || est / spun > hi)
+			hi = est / spun;
 		/* Raw: at most two thirds of the loop, as it ran a share. */
 		EXPECT_LT(v[i][0], spun * 2 / 3);
 	}
 	EXPECT_EQ(shared, MUX_EVENTS);
+	TH_LOG("estimates %.3f to %.3f of the true count", lo, hi);
 	for (i = 0; i < MUX_EVENTS; i++)
 		close(fd[i]);
 }
@@ -742,9 +786,10 @@ TEST_F(hw, msr_faults_where_hardware_does)
 		ASSERT_EQ(msr_rd(fd, 0x345, &v), 0);
 		EXPECT_EQ(v, 1 << 13);	/* full-width writes, nothing else */
 		EXPECT_EQ(msr_wr(fd, 0x345, v), -EIO);	/* read-only */
-		EXPECT_EQ(msr_set_bits(fd, 0x186, 1ULL << 21), -EIO);	/* AnyThread */
+		/* Version 4 has AnyThread (EVTSEL bit 21, fixed bit 2). */
+		EXPECT_EQ(msr_set_bits(fd, 0x186, 1ULL << 21), 0);
 		EXPECT_EQ(msr_set_bits(fd, 0x186, 1ULL << 32), -EIO);
-		EXPECT_EQ(msr_set_bits(fd, 0x38d, 1ULL << 2), -EIO);	/* AnyThread */
+		EXPECT_EQ(msr_set_bits(fd, 0x38d, 1ULL << 2), 0);
 		EXPECT_EQ(msr_set_bits(fd, 0x38d, 1ULL << 12), -EIO);	/* no fixed 3 */
 		EXPECT_EQ(msr_set_bits(fd, 0x38f, 1ULL << 4), -EIO);	/* no PMC4 */
 		EXPECT_EQ(msr_set_bits(fd, 0x4c1, 1ULL << 48), -EIO);	/* 48 bits */
