@@ -656,10 +656,26 @@ static ssize_t x86_event_show(struct device *dev, struct device_attribute *attr,
 	struct perf_pmu_events_attr *pa =
 		container_of(attr, struct perf_pmu_events_attr, attr);
 	u64 config = x86v.event_map(pa->id);
+	/* AMD's event select bits 11:8 sit at 35:32. */
+	u64 event = (config & ARCH_PERFMON_EVENTSEL_EVENT) |
+		    ((config & AMD64_EVENTSEL_EVENT) >> 24);
+	u64 umask = (config & ARCH_PERFMON_EVENTSEL_UMASK) >> 8;
+	u64 cmask = (config & ARCH_PERFMON_EVENTSEL_CMASK) >> 24;
+	int n = sysfs_emit(page, "event=0x%02llx", event);
 
-	return sysfs_emit(page, "event=0x%02llx,umask=0x%02llx\n",
-			  config & ARCH_PERFMON_EVENTSEL_EVENT,
-			  (config & ARCH_PERFMON_EVENTSEL_UMASK) >> 8);
+	if (umask)
+		n += sysfs_emit_at(page, n, ",umask=0x%02llx", umask);
+	if (config & ARCH_PERFMON_EVENTSEL_EDGE)
+		n += sysfs_emit_at(page, n, ",edge");
+	if (config & ARCH_PERFMON_EVENTSEL_PIN_CONTROL)
+		n += sysfs_emit_at(page, n, ",pc");
+	if (config & ARCH_PERFMON_EVENTSEL_ANY)
+		n += sysfs_emit_at(page, n, ",any");
+	if (config & ARCH_PERFMON_EVENTSEL_INV)
+		n += sysfs_emit_at(page, n, ",inv");
+	if (cmask)
+		n += sysfs_emit_at(page, n, ",cmask=0x%02llx", cmask);
+	return n + sysfs_emit_at(page, n, "\n");
 }
 
 #define X86_EVENT_ATTR(_name, _id)					\
@@ -679,6 +695,8 @@ X86_EVENT_ATTR("branch-instructions", BRANCH_INSTRUCTIONS);
 X86_EVENT_ATTR("branch-misses", BRANCH_MISSES);
 X86_EVENT_ATTR("bus-cycles", BUS_CYCLES);
 X86_EVENT_ATTR("ref-cycles", REF_CPU_CYCLES);
+X86_EVENT_ATTR("stalled-cycles-frontend", STALLED_CYCLES_FRONTEND);
+X86_EVENT_ATTR("stalled-cycles-backend", STALLED_CYCLES_BACKEND);
 
 static struct attribute *x86_event_attrs[] = {
 	&x86_attr_CPU_CYCLES.attr.attr,
@@ -689,6 +707,8 @@ static struct attribute *x86_event_attrs[] = {
 	&x86_attr_BRANCH_MISSES.attr.attr,
 	&x86_attr_BUS_CYCLES.attr.attr,
 	&x86_attr_REF_CPU_CYCLES.attr.attr,
+	&x86_attr_STALLED_CYCLES_FRONTEND.attr.attr,
+	&x86_attr_STALLED_CYCLES_BACKEND.attr.attr,
 	NULL,
 };
 

@@ -548,6 +548,55 @@ TEST_F(hw, raw_config_every_bit)
 	EXPECT_GE(opened, 16);
 }
 
+/*
+ * What perf(1) reads about the cpu PMU in sysfs, as the emulated CPUs'
+ * drivers present it: the generic events with their encodings (only
+ * those the CPU has), the format fields and the caps.
+ */
+TEST_F(hw, sysfs_describes_the_pmu)
+{
+	static const char * const intel[] = {
+		"bus-cycles=event=0x3c,umask=0x01", "cpu-cycles=event=0x3c",
+		"instructions=event=0xc0", "ref-cycles=event=0x00,umask=0x03",
+		"format=any cmask edge event inv pc umask",
+		"caps=max_precise pmu_name", "caps/max_precise=0",
+		"caps/pmu_name=generic_arch_v2+", NULL,
+	};
+	static const char * const amd[] = {
+		"branch-instructions=event=0xc2", "branch-misses=event=0xc3",
+		"cache-misses=event=0x64,umask=0x09",
+		"cache-references=event=0x60,umask=0xff", "cpu-cycles=event=0x76",
+		"instructions=event=0xc0", "ref-cycles=event=0x120,umask=0x01",
+		"stalled-cycles-frontend=event=0xa9",
+		"format=cmask edge event inv umask", "caps=max_precise",
+		"caps/max_precise=0", NULL,
+	};
+	const char * const *want = pmu_is_amd() ? amd : intel;
+	char cmd[512], line[512];
+	int n = 0, i;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "cd /sys/bus/event_source/devices/cpu && "
+		 "for f in events/*; do echo \"${f#events/}=$(cat $f)\"; done; "
+		 "echo \"format=$(ls format | tr '\\n' ' ' | sed 's/ $//')\"; "
+		 "echo \"caps=$(ls caps | tr '\\n' ' ' | sed 's/ $//')\"; "
+		 "for f in caps/*; do echo \"$f=$(cat $f)\"; done");
+	p = popen(cmd, "r");
+	ASSERT_NE(p, NULL);
+	while (fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\n")] = 0;
+		for (i = 0; want[i]; i++)
+			if (!strcmp(line, want[i]))
+				break;
+		EXPECT_NE(want[i], NULL) TH_LOG("unexpected: %s", line);
+		n++;
+	}
+	pclose(p);
+	for (i = 0; want[i]; i++)
+		;
+	EXPECT_EQ(n, i);
+}
+
 #define MUX_EVENTS 12
 
 /*
