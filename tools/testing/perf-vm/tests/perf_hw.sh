@@ -23,6 +23,7 @@ skip() { echo "1..0 # SKIP $1"; exit 4; }
 [ "$pmu" != none ] || skip "no emulated PMU in this guest (PERFTEST_PMU; PMU=intel or amd boots one)"
 command -v perf >/dev/null && [ -x "$target" ] || skip "perf or the target program is missing"
 command -v setarch >/dev/null || skip "no setarch to turn address randomisation off"
+command -v taskset >/dev/null || skip "no taskset to keep the target on one CPU"
 if [ ! -e /sys/bus/event_source/devices/cpu/type ]; then
 	# This series' kernels name themselves -perfng in their release.
 	case $(uname -r) in
@@ -51,6 +52,9 @@ same() {
 	[ "$2" = "$3" ]
 	result $? "$1 ($2, want $3)"
 }
+# perf record gives its child DEBUGINFOD_URLS= (empty); the same for every
+# run here, so that the loader sees the same environment under both tools.
+export DEBUGINFOD_URLS=
 # stat N EVENTS: perf stat's counts of "perf_hw_target N", one per line.
 stat() {
 	setarch -R perf stat -x, -o stat.out -e "$2" -- "$target" "$1" >/dev/null 2>stat.err ||
@@ -96,7 +100,10 @@ done
 # limit off, so that slow emulated PMIs do not lower the rate.
 echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
 echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
-setarch -R perf record -q -o rec.data -e instructions:u -c 100000 -- \
+# perf record opens an event per CPU for the task: a task that moves
+# between CPUs splits its count between them, and each event leaves its
+# own part of a period unsampled.  One CPU, so the count is whole.
+taskset -c 0 setarch -R perf record -q -o rec.data -e instructions:u -c 100000 -- \
 	"$target" 1000000 >rec.out 2>&1
 result $? "record -e instructions:u -c 100000 exits 0" rec.out
 perf script -i rec.data -F ip,sym >scr.out 2>scr.err
