@@ -35,14 +35,14 @@
  */
 #include <linux/cpu.h>
 #include <linux/init.h>
+#include <linux/mmu_context.h>
+#include <linux/nmi.h>
 #include <linux/nospec.h>
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
 #include <linux/sysfs.h>
 
 #include <asm/apic.h>
-#include <asm/mmu_context.h>
-#include <asm/nmi.h>
 #include <asm/perf_event.h>
 #include <asm/timer.h>
 
