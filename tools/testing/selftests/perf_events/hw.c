@@ -603,9 +603,10 @@ TEST_F(hw, sysfs_describes_the_pmu)
  * Twelve instruction counters on a PMU with four to six: they take
  * turns, and count * enabled / running estimates what each would have
  * counted alone.  The loop retires at a steady rate, so the estimates
- * must come within a quarter of the true count (TCG's speed follows the
- * host's load, which time_running sees and the count does not); the raw
- * counts, a third to a half of it, cannot.
+ * must come within 30% of the true count (TCG's speed follows the host's
+ * load, which time_running sees and the count does not, and a debug
+ * kernel spends much of each turn switching events); the raw counts, a
+ * quarter to a half of it, cannot.
  */
 TEST_F(hw, multiplexing_scales)
 {
@@ -644,13 +645,13 @@ TEST_F(hw, multiplexing_scales)
 		if (v[i][2] < v[i][1])
 			shared++;
 		est = (double)v[i][0] * v[i][1] / v[i][2];
-		EXPECT_GT(est, spun * 0.75)
+		EXPECT_GT(est, spun * 0.7)
 			TH_LOG("event %d: %llu in %llu of %llu ns, %.0f estimated, %llu true",
 			       i, (unsigned long long)v[i][0],
 			       (unsigned long long)v[i][2],
 			       (unsigned long long)v[i][1], est,
 			       (unsigned long long)spun);
-		EXPECT_LT(est, spun * 1.25);
+		EXPECT_LT(est, spun * 1.3);
 		if (!i || est / spun < lo)
 			lo = est / spun;
 		if (!i || est / spun > hi)
