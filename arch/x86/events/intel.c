@@ -14,7 +14,8 @@
  * which are also their bits in GLOBAL_CTRL and GLOBAL_STATUS.
  *
  * Locking: the hooks run on the counters' CPU with interrupts off; the
- * fixed-counter control register is read, changed and written there.
+ * fixed-counter control register's value is cached per CPU and changed
+ * only there.
  * The description is filled once at boot.
  */
 #include <linux/init.h>
@@ -109,14 +110,21 @@ static void intel_disable_all(void)
 	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
 }
 
-/* IA32_FIXED_CTR_CTRL's four bits for fixed counter @i: OS, USR, PMI. */
+/*
+ * What this CPU last wrote to IA32_FIXED_CTR_CTRL, so that starting and
+ * stopping a fixed counter (at every context switch) costs one WRMSR and
+ * no RDMSR.  Only this CPU's hooks touch it, with interrupts off.
+ */
+static DEFINE_PER_CPU(u64, intel_fixed_ctrl_val);
+
+/* IA32_FIXED_CTR_CTRL's four bits for fixed counter @i: OS, USR, ANY, PMI. */
 static void intel_fixed_ctrl(int i, u64 bits)
 {
-	u64 ctrl;
+	u64 ctrl = __this_cpu_read(intel_fixed_ctrl_val);
 
-	rdmsrl(MSR_ARCH_PERFMON_FIXED_CTR_CTRL, ctrl);
 	ctrl &= ~(0xfULL << (4 * i));
 	ctrl |= bits << (4 * i);
+	__this_cpu_write(intel_fixed_ctrl_val, ctrl);
 	wrmsrl(MSR_ARCH_PERFMON_FIXED_CTR_CTRL, ctrl);
 }
 

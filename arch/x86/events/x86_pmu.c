@@ -549,8 +549,9 @@ void arch_perf_update_userpage(struct perf_event *event,
 	struct cyc2ns_data cyc;
 	u64 base;
 
-	userpg->cap_user_rdpmc = !!(event->hw.flags & PERF_EVENT_FLAG_USER_READ_CNT) &&
-				 event->pmu->event_idx == cpu_event_idx;
+	/* hw.flags is the counter PMUs' own: look at it for ours only. */
+	userpg->cap_user_rdpmc = event->pmu->event_idx == cpu_event_idx &&
+				 (event->hw.flags & PERF_EVENT_FLAG_USER_READ_CNT);
 	userpg->pmc_width = userpg->cap_user_rdpmc ? x86v.width : 0;
 	userpg->cap_user_time = 0;
 	userpg->cap_user_time_zero = 0;

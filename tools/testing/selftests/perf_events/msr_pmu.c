@@ -140,33 +140,37 @@ TEST_F(msr, present_events_open_others_einval)
 /* No sampling (by period or frequency), no user/kernel filters. */
 TEST_F(msr, counting_only)
 {
+	static const char * const what[] = {
+		"sample_period", "freq", "exclude_kernel", "exclude_user",
+		"exclude_idle",
+	};
 	struct perf_event_attr attr;
+	int i;
 
-	msr_attr(&attr, MSR_TSC);
-	attr.sample_period = 100000;
-	EXPECT_EQ(sys_perf_event_open(&attr, 0, -1, -1, 0), -1);
-	EXPECT_EQ(errno, EINVAL);
-
-	msr_attr(&attr, MSR_TSC);
-	attr.freq = 1;
-	attr.sample_freq = 1000;
-	EXPECT_EQ(sys_perf_event_open(&attr, 0, -1, -1, 0), -1);
-	EXPECT_EQ(errno, EINVAL);
-
-	msr_attr(&attr, MSR_TSC);
-	attr.exclude_kernel = 1;
-	EXPECT_EQ(sys_perf_event_open(&attr, 0, -1, -1, 0), -1);
-	EXPECT_EQ(errno, EINVAL);
-
-	msr_attr(&attr, MSR_TSC);
-	attr.exclude_user = 1;
-	EXPECT_EQ(sys_perf_event_open(&attr, 0, -1, -1, 0), -1);
-	EXPECT_EQ(errno, EINVAL);
-
-	msr_attr(&attr, MSR_TSC);
-	attr.exclude_idle = 1;
-	EXPECT_EQ(sys_perf_event_open(&attr, 0, -1, -1, 0), -1);
-	EXPECT_EQ(errno, EINVAL);
+	for (i = 0; i < 5; i++) {
+		msr_attr(&attr, MSR_TSC);
+		switch (i) {
+		case 0:
+			attr.sample_period = 100000;
+			break;
+		case 1:
+			attr.freq = 1;
+			attr.sample_freq = 1000;
+			break;
+		case 2:
+			attr.exclude_kernel = 1;
+			break;
+		case 3:
+			attr.exclude_user = 1;
+			break;
+		case 4:
+			attr.exclude_idle = 1;
+			break;
+		}
+		EXPECT_EQ(sys_perf_event_open(&attr, 0, -1, -1, 0), -1)
+			TH_LOG("%s", what[i]);
+		EXPECT_EQ(errno, EINVAL) TH_LOG("%s", what[i]);
+	}
 }
 
 /* The TSC's rate in ticks per nanosecond, from what the kernel says. */
