@@ -944,11 +944,47 @@ void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len, bool unregister, const
 void perf_event_bpf_event(struct bpf_prog *prog, enum perf_bpf_event_type type, u16 flags);
 
 #ifdef CONFIG_GUEST_PERF_EVENTS
-#error "perf: guest event callbacks (KVM) are not supported by this perf core yet"
-#endif
+/* The hypervisor's callbacks (kernel/events/guest.c). */
+extern struct perf_guest_info_callbacks __rcu *perf_guest_cbs;
+DECLARE_STATIC_KEY_FALSE(perf_guest_cbs_key);
+
+static inline struct perf_guest_info_callbacks *perf_guest_callbacks(void)
+{
+	if (!static_branch_unlikely(&perf_guest_cbs_key))
+		return NULL;
+	return rcu_dereference_check(perf_guest_cbs, rcu_read_lock_any_held());
+}
+
+/* PERF_GUEST_ACTIVE (| PERF_GUEST_USER) while this CPU runs a guest. */
+static inline unsigned int perf_guest_state(void)
+{
+	struct perf_guest_info_callbacks *cbs = perf_guest_callbacks();
+
+	return cbs ? cbs->state() : 0;
+}
+
+/* The guest's IP; only while perf_guest_state() says a guest runs. */
+static inline unsigned long perf_guest_get_ip(void)
+{
+	struct perf_guest_info_callbacks *cbs = perf_guest_callbacks();
+
+	return cbs ? cbs->get_ip() : 0;
+}
+
+static inline unsigned int perf_guest_handle_intel_pt_intr(void)
+{
+	struct perf_guest_info_callbacks *cbs = perf_guest_callbacks();
+
+	return cbs && cbs->handle_intel_pt_intr ? cbs->handle_intel_pt_intr() : 0;
+}
+
+void perf_register_guest_info_callbacks(struct perf_guest_info_callbacks *cbs);
+void perf_unregister_guest_info_callbacks(struct perf_guest_info_callbacks *cbs);
+#else
 static inline unsigned int perf_guest_state(void)		{ return 0; }
 static inline unsigned long perf_guest_get_ip(void)		{ return 0; }
 static inline unsigned int perf_guest_handle_intel_pt_intr(void) { return 0; }
+#endif
 
 void perf_event_exec(void);
 void perf_event_comm(struct task_struct *tsk, bool exec);

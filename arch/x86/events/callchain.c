@@ -31,6 +31,9 @@ void perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
 	struct unwind_state state;
 	unsigned long ret;
 
+	/* A guest's stack is not this kernel's to walk. */
+	if (perf_guest_state())
+		return;
 	if (perf_callchain_store(entry, regs->ip))
 		return;
 	/*
@@ -70,6 +73,8 @@ void perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 	const struct user_frame __user *fp = (const void __user *)regs->bp;
 	unsigned long next, ret;
 
+	if (perf_guest_state())
+		return;
 	perf_callchain_store(entry, regs->ip);
 	/* The user address space may not be the current one (lazy mm). */
 	if (!nmi_uaccess_okay())

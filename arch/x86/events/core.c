@@ -48,10 +48,15 @@ void perf_check_microcode(void)
  * perf_instruction_pointer - the instruction pointer a sample reports
  * @regs: the sampled registers
  *
+ * When the interrupt came while this CPU ran a guest, the guest's
+ * instruction pointer, as its hypervisor reports it.
+ *
  * Return: the address.
  */
 unsigned long perf_instruction_pointer(struct pt_regs *regs)
 {
+	if (perf_guest_state())
+		return perf_guest_get_ip();
 	return regs->ip;
 }
 
@@ -59,10 +64,16 @@ unsigned long perf_instruction_pointer(struct pt_regs *regs)
  * perf_misc_flags - the cpumode bits of a sample's header
  * @regs: the sampled registers
  *
- * Return: PERF_RECORD_MISC_USER or PERF_RECORD_MISC_KERNEL.
+ * Return: PERF_RECORD_MISC_USER or PERF_RECORD_MISC_KERNEL, or their
+ * GUEST_ forms when the interrupt came while this CPU ran a guest.
  */
 unsigned long perf_misc_flags(struct pt_regs *regs)
 {
+	unsigned int guest = perf_guest_state();
+
+	if (guest)
+		return guest & PERF_GUEST_USER ? PERF_RECORD_MISC_GUEST_USER :
+						 PERF_RECORD_MISC_GUEST_KERNEL;
 	return user_mode(regs) ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;
 }
 
