@@ -12,6 +12,12 @@
  * (their controls are cached per CPU for that), and a counter has
  * overflowed when its top bit is clear (it starts at -left).
  *
+ * Guests: an event that excludes the host counts with the guest-only
+ * bit, one that excludes the guest with the host-only bit.  The
+ * host-only bit only means something while SVM is on (the counter may
+ * not count at all otherwise), so it is held back until a hypervisor
+ * says SVM is on for this CPU (amd_pmu_enable_virt()).
+ *
  * Locking: the hooks run on the counters' CPU with interrupts off, or in
  * the PMI there; the per-CPU cache is touched nowhere else.  The
  * description is filled once at boot.
@@ -60,11 +66,18 @@ static u32 amd_ctr_base __ro_after_init;	/* PERF_CTR of counter 0 */
 static int amd_stride __ro_after_init;		/* MSRs from one counter to the next */
 static bool amd_v2 __ro_after_init;
 
-/* Without PerfMonV2: each counter's control, and whether the PMU is off. */
+/**
+ * struct amd_cpu - one CPU's counter controls
+ * @ctl: each started counter's control (its event's hw.config)
+ * @started: the counters started
+ * @off: without PerfMonV2: the PMU is off (each enable bit clear)
+ * @virt: SVM is on: the host-only bit may be written
+ */
 struct amd_cpu {
 	u64 ctl[X86_ASSIGN_FIXED_BASE];
 	u64 started;
 	bool off;
+	bool virt;
 };
 
 static DEFINE_PER_CPU(struct amd_cpu, amd_cpu);
@@ -79,6 +92,18 @@ static u32 amd_ctr(int idx)
 	return amd_ctr_base + amd_stride * idx;
 }
 
+/* Write counter @idx's control, enabled or not. */
+static void amd_write_ctl(struct amd_cpu *a, int idx, bool enable)
+{
+	u64 ctl = a->ctl[idx];
+
+	if (!a->virt)
+		ctl &= ~AMD64_EVENTSEL_HOSTONLY;
+	if (enable)
+		ctl |= ARCH_PERFMON_EVENTSEL_ENABLE;
+	wrmsrl(amd_ctl(idx), ctl);
+}
+
 static u64 amd_event_map(u64 id)
 {
 	return amd_events[id];
@@ -89,7 +114,10 @@ static u64 amd_constraint(u64 config)
 	return amd_counters;
 }
 
-/* No guests here: guest-only counts nothing, and so does excluding both. */
+/*
+ * Excluding both host and guest counts nothing: both bits set would
+ * count everywhere, so the privilege levels are cleared instead.
+ */
 static int amd_hw_config(struct perf_event *event)
 {
 	struct perf_event_attr *attr = &event->attr;
@@ -98,6 +126,8 @@ static int amd_hw_config(struct perf_event *event)
 		event->hw.config &= ~(ARCH_PERFMON_EVENTSEL_USR | ARCH_PERFMON_EVENTSEL_OS);
 	else if (attr->exclude_host)
 		event->hw.config |= AMD64_EVENTSEL_GUESTONLY;
+	else if (attr->exclude_guest)
+		event->hw.config |= AMD64_EVENTSEL_HOSTONLY;
 	return 0;
 }
 
@@ -114,7 +144,7 @@ static void amd_enable_all(u64 counters)
 	a->off = false;
 	for (s = a->started; s; s &= s - 1) {
 		idx = __ffs64(s);
-		wrmsrl(amd_ctl(idx), a->ctl[idx] | ARCH_PERFMON_EVENTSEL_ENABLE);
+		amd_write_ctl(a, idx, true);
 	}
 }
 
@@ -131,7 +161,7 @@ static void amd_disable_all(void)
 	a->off = true;
 	for (s = a->started; s; s &= s - 1) {
 		idx = __ffs64(s);
-		wrmsrl(amd_ctl(idx), a->ctl[idx]);
+		amd_write_ctl(a, idx, false);
 	}
 }
 
@@ -139,14 +169,11 @@ static void amd_enable(struct perf_event *event)
 {
 	struct amd_cpu *a = this_cpu_ptr(&amd_cpu);
 	int idx = event->hw.idx;
-	u64 ctl = event->hw.config;
 
-	a->ctl[idx] = ctl;
+	a->ctl[idx] = event->hw.config;
 	a->started |= BIT_ULL(idx);
 	/* Without a global gate, a switched-off PMU starts it later. */
-	if (amd_v2 || !a->off)
-		ctl |= ARCH_PERFMON_EVENTSEL_ENABLE;
-	wrmsrl(amd_ctl(idx), ctl);
+	amd_write_ctl(a, idx, amd_v2 || !a->off);
 }
 
 static void amd_disable(struct perf_event *event)
@@ -155,8 +182,50 @@ static void amd_disable(struct perf_event *event)
 	int idx = event->hw.idx;
 
 	a->started &= ~BIT_ULL(idx);
-	wrmsrl(amd_ctl(idx), event->hw.config);
+	amd_write_ctl(a, idx, false);
 }
+
+/* SVM goes on or off on this CPU: rewrite the started counters' controls. */
+static void amd_set_virt(bool on)
+{
+	struct amd_cpu *a;
+	unsigned long flags;
+	u64 s;
+	int idx;
+
+	local_irq_save(flags);
+	a = this_cpu_ptr(&amd_cpu);
+	a->virt = on;
+	for (s = a->started; s; s &= s - 1) {
+		idx = __ffs64(s);
+		amd_write_ctl(a, idx, amd_v2 || !a->off);
+	}
+	local_irq_restore(flags);
+}
+
+/**
+ * amd_pmu_enable_virt - SVM is now on for this CPU
+ *
+ * Events that exclude the guest may count with the host-only bit from
+ * now on.
+ */
+void amd_pmu_enable_virt(void)
+{
+	amd_set_virt(true);
+}
+EXPORT_SYMBOL_GPL(amd_pmu_enable_virt);
+
+/**
+ * amd_pmu_disable_virt - SVM is now off for this CPU
+ *
+ * Events that exclude the guest count without the host-only bit, which
+ * could keep them from counting at all while SVM is off.
+ */
+void amd_pmu_disable_virt(void)
+{
+	amd_set_virt(false);
+}
+EXPORT_SYMBOL_GPL(amd_pmu_disable_virt);
 
 static u64 amd_read(int idx)
 {

@@ -13,9 +13,13 @@
  * Counter indexes are the x86 layer's: general from 0, fixed from 32,
  * which are also their bits in GLOBAL_CTRL and GLOBAL_STATUS.
  *
+ * Guests: an event that excludes the host (a hypervisor's virtual
+ * counter) keeps its bit out of GLOBAL_CTRL in the host, and one that
+ * excludes the guest has its bit cleared in the value a hypervisor loads
+ * at guest entry (intel_guest_msrs()).
+ *
  * Locking: the hooks run on the counters' CPU with interrupts off; the
- * fixed-counter control register's value is cached per CPU and changed
- * only there.
+ * per-CPU state (struct intel_cpu) is changed only there.
  * The description is filled once at boot.
  */
 #include <linux/init.h>
@@ -100,31 +104,77 @@ static int intel_hw_config(struct perf_event *event)
 	return 0;
 }
 
+/**
+ * struct intel_cpu - one CPU's view of its counters' control registers
+ * @fixed_ctrl: what was last written to IA32_FIXED_CTR_CTRL, so that
+ *	starting and stopping a fixed counter (at every context switch)
+ *	costs one WRMSR and no RDMSR
+ * @global: the counters GLOBAL_CTRL lets count, guests aside (0: off)
+ * @guest_only: counters of started events that exclude the host
+ * @host_only: counters of started events that exclude the guest
+ * @switch_msr: what intel_guest_msrs() hands a hypervisor (one MSR)
+ */
+struct intel_cpu {
+	u64 fixed_ctrl;
+	u64 global;
+	u64 guest_only;
+	u64 host_only;
+	struct perf_guest_switch_msr switch_msr;
+};
+
+static DEFINE_PER_CPU(struct intel_cpu, intel_cpu);
+
 static void intel_enable_all(u64 counters)
 {
-	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, counters);
+	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
+
+	ic->global = counters;
+	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, counters & ~ic->guest_only);
 }
 
 static void intel_disable_all(void)
 {
+	this_cpu_ptr(&intel_cpu)->global = 0;
 	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
 }
 
 /*
- * What this CPU last wrote to IA32_FIXED_CTR_CTRL, so that starting and
- * stopping a fixed counter (at every context switch) costs one WRMSR and
- * no RDMSR.  Only this CPU's hooks touch it, with interrupts off.
+ * Note which side of a guest entry counter @idx counts on: guest only,
+ * host only, or (both false) both.
  */
-static DEFINE_PER_CPU(u64, intel_fixed_ctrl_val);
+static void intel_guest_bits(int idx, bool guest_only, bool host_only)
+{
+	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
+	u64 bit = BIT_ULL(idx), was = ic->guest_only;
+
+	ic->guest_only = guest_only ? was | bit : was & ~bit;
+	ic->host_only = host_only ? ic->host_only | bit : ic->host_only & ~bit;
+	/* Changed with the PMU on: the host's gate changes now. */
+	if (ic->global && ic->guest_only != was)
+		wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, ic->global & ~ic->guest_only);
+}
+
+static struct perf_guest_switch_msr *intel_guest_msrs(int *nr)
+{
+	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
+	struct perf_guest_switch_msr *m = &ic->switch_msr;
+
+	m->msr = MSR_CORE_PERF_GLOBAL_CTRL;
+	m->host = ic->global & ~ic->guest_only;
+	m->guest = ic->global & ~ic->host_only;
+	*nr = 1;
+	return m;
+}
 
 /* IA32_FIXED_CTR_CTRL's four bits for fixed counter @i: OS, USR, ANY, PMI. */
 static void intel_fixed_ctrl(int i, u64 bits)
 {
-	u64 ctrl = __this_cpu_read(intel_fixed_ctrl_val);
+	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
+	u64 ctrl = ic->fixed_ctrl;
 
 	ctrl &= ~(0xfULL << (4 * i));
 	ctrl |= bits << (4 * i);
-	__this_cpu_write(intel_fixed_ctrl_val, ctrl);
+	ic->fixed_ctrl = ctrl;
 	wrmsrl(MSR_ARCH_PERFMON_FIXED_CTR_CTRL, ctrl);
 }
 
@@ -134,6 +184,7 @@ static void intel_enable(struct perf_event *event)
 	int idx = hwc->idx;
 	u64 bits = 0;
 
+	intel_guest_bits(idx, event->attr.exclude_host, event->attr.exclude_guest);
 	if (idx < X86_ASSIGN_FIXED_BASE) {
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + idx,
 		       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
@@ -154,6 +205,7 @@ static void intel_disable(struct perf_event *event)
 {
 	int idx = event->hw.idx;
 
+	intel_guest_bits(idx, false, false);
 	if (idx < X86_ASSIGN_FIXED_BASE)
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + idx, event->hw.config);
 	else
@@ -263,6 +315,8 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	v->name = eax.split.version_id >= 5 ? "generic_arch_v5+" : "generic_arch_v2+";
 	v->caps_name = v->name;
 	v->version = eax.split.version_id;
+	v->events_mask = ebx.full;
+	v->events_mask_len = eax.split.mask_length;
 	v->counters = intel_gp | intel_fixed;
 	v->width = eax.split.bit_width;
 	/* Half the counter, or what a 32-bit write can start it at. */
@@ -280,5 +334,6 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	v->read = intel_read;
 	v->write = intel_write;
 	v->format = intel_format;
+	v->guest_msrs = intel_guest_msrs;
 	return 0;
 }

@@ -507,6 +507,31 @@ static void cpu_event_unmapped(struct perf_event *event, struct mm_struct *mm)
 }
 
 /**
+ * x86_perf_rdpmc_index - the rdpmc index of an event's counter
+ * @event: a hardware event counting on this CPU
+ *
+ * Called with interrupts off, so that the event stays on its counter.
+ *
+ * Return: the value for rdpmc's ECX.
+ */
+int x86_perf_rdpmc_index(struct perf_event *event)
+{
+	lockdep_assert_irqs_disabled();
+	return event->hw.event_base_rdpmc;
+}
+
+/**
+ * x86_pmu_vendor - the counters' description, for the guest interface
+ *
+ * Return: the vendor driver's description, or NULL when no driver runs
+ * this CPU's counters.
+ */
+const struct x86_vendor *x86_pmu_vendor(void)
+{
+	return x86_pmu_ready ? &x86v : NULL;
+}
+
+/**
  * perf_clear_dirty_counters - clear counters user space could read by rdpmc
  *
  * Called on a switch to an mm that may use rdpmc: counters this CPU used

@@ -14,6 +14,9 @@
  * @name: the PMU's name in the boot log
  * @caps_name: the PMU's name in caps/pmu_name (NULL: no such file)
  * @version: the PMU's version (Intel: CPUID leaf 0xA)
+ * @events_mask: Intel: the architectural events CPUID.0AH:EBX says are
+ *	absent (a set bit each); 0 elsewhere
+ * @events_mask_len: Intel: how many bits of @events_mask are defined
  * @counters: the counters there are (general from bit 0, fixed from 32)
  * @width: counter width in bits
  * @max_period: the longest period one counter run may have
@@ -30,6 +33,9 @@
  * @read: the counter's value now
  * @write: set the counter's value
  * @format: sysfs format/ attributes
+ * @guest_msrs: what a hypervisor switches at guest entry and exit so that
+ *	host-only events stop in the guest and guest-only ones count only
+ *	there (optional: NULL when the counters' controls do it)
  *
  * The hooks run with interrupts off on the CPU whose counters they touch.
  */
@@ -37,6 +43,8 @@ struct x86_vendor {
 	const char *name;
 	const char *caps_name;
 	int version;
+	u32 events_mask;
+	int events_mask_len;
 	u64 counters;
 	int width;
 	u64 max_period;
@@ -53,7 +61,10 @@ struct x86_vendor {
 	u64 (*read)(int idx);
 	void (*write)(int idx, u64 val);
 	struct attribute **format;
+	struct perf_guest_switch_msr *(*guest_msrs)(int *nr);
 };
+
+const struct x86_vendor *x86_pmu_vendor(void);
 
 int intel_arch_probe(struct x86_vendor *v);
 int amd_core_probe(struct x86_vendor *v);
