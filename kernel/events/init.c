@@ -28,9 +28,6 @@
 #if IS_ENABLED(CONFIG_BPF_SYSCALL) || IS_ENABLED(CONFIG_BPF_EVENTS)
 #error "perf: CONFIG_BPF_SYSCALL is not supported yet; disable it"
 #endif
-#if IS_ENABLED(CONFIG_KVM)
-#error "perf: CONFIG_KVM is not supported yet; disable it"
-#endif
 
 /**
  * perf_event_init - set up the perf core; boot only
