@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the tests of hardware events share (hw.c, hw_sched.c): the loop
+ * of known length, which PMU the runner booted (PERFTEST_PMU), whether
+ * the tests can run, and opening and counting a hardware event.
+ */
+#ifndef HW_UTIL_H
+#define HW_UTIL_H
+
+#include <sys/utsname.h>
+#include "perf_util.h"
+
+#define noinline	__attribute__((noinline, noclone))
+
+/* The loop every test counts: exactly 2 * @n instructions, @n >= 1. */
+static noinline void spin(unsigned long n)
+{
+	asm volatile("hw_spin_start:\n\t"
+		     "1:\tdec %0\n\t"
+		     "jnz 1b\n"
+		     "hw_spin_end:" : "+r"(n) : : "cc");
+}
+
+extern const char hw_spin_start[], hw_spin_end[];
+
+static inline const char *pmu_kind(void)
+{
+	const char *s = getenv("PERFTEST_PMU");
+
+	return s && *s ? s : "none";
+}
+
+static inline int pmu_is(const char *kind)
+{
+	return !strcmp(pmu_kind(), kind);
+}
+
+static inline int pmu_is_amd(void)
+{
+	return !strncmp(pmu_kind(), "amd", 3);
+}
+
+/*
+ * Whether the tests can run here: NULL when they can, else why not.
+ * *@fail is set when that is a failure rather than a skip: the guest has
+ * an emulated PMU and a kernel that should drive it did not.
+ */
+static inline const char *hw_unavailable(int *fail)
+{
+	struct utsname u;
+
+	*fail = 0;
+	if (pmu_is("none"))
+		return "no emulated PMU in this guest (PERFTEST_PMU; PMU=intel or amd boots one)";
+	if (!access("/sys/bus/event_source/devices/cpu/type", F_OK))
+		return NULL;
+	/* This series' kernels name themselves -perfng in their release. */
+	if (!uname(&u) && strstr(u.release, "-perfng"))
+		return "this kernel has no driver for this PMU yet (issue 12)";
+	*fail = 1;
+	return "the guest has an emulated PMU, but the kernel registered no \"cpu\" PMU";
+}
+
+/* A hardware event on the calling task, disabled; -1 on error. */
+static inline int open_hw(uint64_t config, int user, int kernel, int group_fd,
+			  uint64_t fmt)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = config,
+		.exclude_user = !user,
+		.exclude_kernel = !kernel,
+		.exclude_hv = 1,
+		.read_format = fmt,
+		.disabled = group_fd < 0,
+	};
+
+	return sys_perf_event_open(&attr, 0, -1, group_fd, 0);
+}
+
+/*
+ * The user instructions of one run of spin(@n) between enable and
+ * disable: a function of its own, so that every call counts the same
+ * instructions around the loop.
+ */
+static noinline uint64_t count_spin(int fd, unsigned long n)
+{
+	if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		return (uint64_t)-1;
+	spin(n);
+	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
+		return (uint64_t)-1;
+	return read_count(fd);
+}
+
+#endif
