@@ -2,7 +2,7 @@
 /*
  * attr.inherit and friends: counts of forked children, threads and
  * grandchildren are included in the parent event while they run and folded
- * into it when they exit; inherit=0 ignores them; inherit_thread follows
+ * into it when they exit, and a reset forgets them; inherit=0 ignores them; inherit_thread follows
  * threads but not forks; inherited groups read with PERF_FORMAT_GROUP
  * (accepted, and ECHILD once the parent's group no longer matches the
  * children's); inherit_stat; enable_on_exec counts only from exec on;
@@ -52,6 +52,24 @@ TEST(child_counts_folded_at_exit)
 	ASSERT_EQ(touch_in_child(-1, NPAGES), 0);
 	after = read_count(fd);
 	EXPECT_GE(after, before + NPAGES);
+	close(fd);
+}
+
+/*
+ * PERF_EVENT_IOC_RESET zeroes the count read() reports, which includes
+ * what exited children counted: after a reset of a disabled event the
+ * count is 0, as perf_event_open(2) describes the reset.
+ */
+TEST(reset_forgets_exited_children)
+{
+	int fd = open_faults(1);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(touch_in_child(-1, NPAGES), 0);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	EXPECT_GE(read_count(fd), NPAGES);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_RESET, 0), 0);
+	EXPECT_EQ(read_count(fd), 0);
 	close(fd);
 }
 
