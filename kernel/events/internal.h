@@ -403,6 +403,7 @@ static inline void perf_tp_free_filter(struct perf_event *event) { }
 /* sysctl.c */
 #define DEFAULT_MAX_SAMPLE_RATE		100000
 extern int perf_sample_allowed_ns;
+void perf_sample_limits_reset(int rate);
 
 /* test_pmu.c */
 #ifdef CONFIG_PERF_EVENTS_TEST_PMU

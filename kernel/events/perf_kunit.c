@@ -2,7 +2,8 @@
 /*
  * KUnit tests of the perf core's internal logic: time accounting, the
  * order groups are scheduled in, all-or-nothing groups, exclusive groups,
- * the ERROR state of pinned groups that do not fit, and multiplexing.
+ * the ERROR state of pinned groups that do not fit, multiplexing, and
+ * the sample rate lowered when sampling interrupts take too long.
  *
  * They use kernel counters on the test thread itself or on its CPU.  The
  * perf_test PMU (two counters per CPU, counting nanoseconds while on a
@@ -398,6 +399,37 @@ static void freq_filter_steps(struct kunit *test)
 	KUNIT_EXPECT_LE(test, p, 1000000ULL);
 }
 
+/*
+ * Interrupts that take less than a sample may leave the rate alone; a
+ * run of slow ones lowers it, with the limits derived from it in step.
+ */
+static void slow_interrupts_lower_the_rate(struct kunit *test)
+{
+	int rate = sysctl_perf_event_sample_rate;
+	int pct = sysctl_perf_cpu_time_max_percent;
+	int allowed, i;
+
+	if (pct <= 0 || pct >= 100)
+		kunit_skip(test, "interrupt throttling is off (perf_cpu_time_max_percent %d)", pct);
+	perf_sample_limits_reset(DEFAULT_MAX_SAMPLE_RATE);
+	allowed = READ_ONCE(perf_sample_allowed_ns);
+	KUNIT_ASSERT_GT(test, allowed, 0);
+
+	preempt_disable();
+	for (i = 0; i < 1000; i++)
+		perf_sample_event_took(allowed / 2);
+	KUNIT_EXPECT_EQ(test, sysctl_perf_event_sample_rate, DEFAULT_MAX_SAMPLE_RATE);
+	for (i = 0; i < 1000 && sysctl_perf_event_sample_rate == DEFAULT_MAX_SAMPLE_RATE; i++)
+		perf_sample_event_took(10ULL * allowed);
+	preempt_enable();
+
+	KUNIT_EXPECT_LT(test, sysctl_perf_event_sample_rate, DEFAULT_MAX_SAMPLE_RATE);
+	KUNIT_EXPECT_GT(test, READ_ONCE(perf_sample_allowed_ns), allowed);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(perf_max_samples_per_tick) * HZ,
+			sysctl_perf_event_sample_rate);
+	perf_sample_limits_reset(rate);
+}
+
 static struct kunit_case perf_core_cases[] = {
 	KUNIT_CASE(sw_time_enabled_equals_running),
 	KUNIT_CASE(disabled_time_stands_still),
@@ -411,6 +443,7 @@ static struct kunit_case perf_core_cases[] = {
 	KUNIT_CASE(rb_room_backward),
 	KUNIT_CASE(freq_period_from_rate),
 	KUNIT_CASE(freq_filter_steps),
+	KUNIT_CASE(slow_interrupts_lower_the_rate),
 	{}
 };
 

@@ -4,11 +4,19 @@
  * (names, modes and ranges); this file owns the variables and the handlers
  * that keep derived limits in step.
  *
+ * Sampling interrupts that take too long lower the sample rate, as the
+ * kernel.perf_event_max_sample_rate documentation says: each CPU keeps a
+ * running sum of its last 128 interrupts' durations, and when their
+ * average exceeds the time a sample may take, the rate drops so that
+ * samples of a quarter longer than that average fit the CPU share again.
+ *
  * Locking: the values are read without locks on hot paths; a handler's
- * write is a single store of each derived value.
+ * write is a single store of each derived value.  The running sums are
+ * per CPU, touched only there in the PMI (NMI) path.
  */
 #include <linux/sysctl.h>
 #include <linux/capability.h>
+#include <linux/irq_work.h>
 
 #include "internal.h"
 
@@ -34,6 +42,22 @@ int sysctl_perf_cpu_time_max_percent __read_mostly = 25;
 
 /* Time one sample may take, from the rate and the CPU share allowed. */
 int perf_sample_allowed_ns __read_mostly;
+
+/* The last interrupts' durations, per CPU: their average is sum / 128. */
+#define SAMPLE_LEN_WINDOW	128
+static DEFINE_PER_CPU(u64, sample_len_sum);
+
+/* What the last lowering saw, for its message (printed outside NMI). */
+static u64 lowered_avg, lowered_allowed;
+
+static void sample_rate_lowered(struct irq_work *work)
+{
+	pr_info("perf: interrupt took too long (%llu > %llu), lowering kernel.perf_event_max_sample_rate to %d\n",
+		READ_ONCE(lowered_avg), READ_ONCE(lowered_allowed),
+		READ_ONCE(sysctl_perf_event_sample_rate));
+}
+
+static struct irq_work lowered_work = IRQ_WORK_INIT(sample_rate_lowered);
 
 static void update_sample_limits(void)
 {
@@ -102,11 +126,52 @@ int perf_cpu_time_max_percent_handler(const struct ctl_table *tbl, int write,
 }
 
 /**
- * perf_sample_event_took - account the time one sample took
+ * perf_sample_event_took - account the time one sampling interrupt took
  * @sample_len_ns: its duration
+ *
+ * Called by PMU drivers at the end of their interrupt, NMI included.
+ * When this CPU's recent interrupts take longer on average than a
+ * sample may, the sample rate is lowered (see the top of this file).
  */
 void perf_sample_event_took(u64 sample_len_ns)
 {
+	u64 allowed = READ_ONCE(perf_sample_allowed_ns), sum, avg, per_tick;
+
+	if (!allowed)
+		return;
+	sum = __this_cpu_read(sample_len_sum);
+	sum += sample_len_ns - sum / SAMPLE_LEN_WINDOW;
+	__this_cpu_write(sample_len_sum, sum);
+	avg = sum / SAMPLE_LEN_WINDOW;
+	if (avg <= allowed)
+		return;
+
+	WRITE_ONCE(lowered_avg, avg);
+	WRITE_ONCE(lowered_allowed, allowed);
+	avg += avg / 4;
+	per_tick = (TICK_NSEC / 100) * sysctl_perf_cpu_time_max_percent;
+	per_tick = avg < per_tick ? div64_u64(per_tick, avg) : 1;
+	WRITE_ONCE(perf_sample_allowed_ns, min_t(u64, avg, INT_MAX));
+	WRITE_ONCE(perf_max_samples_per_tick, per_tick);
+	WRITE_ONCE(sysctl_perf_event_sample_rate, per_tick * HZ);
+	irq_work_queue(&lowered_work);
+}
+
+/**
+ * perf_sample_limits_reset - forget the interrupts' durations; tests only
+ * @rate: the sample rate to set again
+ *
+ * Puts kernel.perf_event_max_sample_rate back to @rate, the limits
+ * derived from it in step, and every CPU's running sum to zero.
+ */
+void perf_sample_limits_reset(int rate)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(sample_len_sum, cpu) = 0;
+	WRITE_ONCE(sysctl_perf_event_sample_rate, rate);
+	update_sample_limits();
 }
 
 /**
