@@ -762,6 +762,7 @@ int perf_event_task_enable(void);
 void perf_pmu_resched(struct pmu *pmu);
 int perf_event_refresh(struct perf_event *event, int refresh);
 void perf_event_update_userpage(struct perf_event *event);
+void perf_event_update_userpage_offset(struct perf_event *event);
 int perf_event_release_kernel(struct perf_event *event);
 struct perf_event *
 perf_event_create_kernel_counter(struct perf_event_attr *attr, int cpu, struct task_struct *task,
@@ -948,7 +949,7 @@ void perf_event_bpf_event(struct bpf_prog *prog, enum perf_bpf_event_type type, 
 extern struct perf_guest_info_callbacks __rcu *perf_guest_cbs;
 DECLARE_STATIC_KEY_FALSE(perf_guest_cbs_key);
 
-static inline struct perf_guest_info_callbacks *perf_guest_callbacks(void)
+static __always_inline struct perf_guest_info_callbacks *perf_guest_callbacks(void)
 {
 	if (!static_branch_unlikely(&perf_guest_cbs_key))
 		return NULL;
@@ -956,7 +957,7 @@ static inline struct perf_guest_info_callbacks *perf_guest_callbacks(void)
 }
 
 /* PERF_GUEST_ACTIVE (| PERF_GUEST_USER) while this CPU runs a guest. */
-static inline unsigned int perf_guest_state(void)
+static __always_inline unsigned int perf_guest_state(void)
 {
 	struct perf_guest_info_callbacks *cbs = perf_guest_callbacks();
 
@@ -964,14 +965,14 @@ static inline unsigned int perf_guest_state(void)
 }
 
 /* The guest's IP; only while perf_guest_state() says a guest runs. */
-static inline unsigned long perf_guest_get_ip(void)
+static __always_inline unsigned long perf_guest_get_ip(void)
 {
 	struct perf_guest_info_callbacks *cbs = perf_guest_callbacks();
 
 	return cbs ? cbs->get_ip() : 0;
 }
 
-static inline unsigned int perf_guest_handle_intel_pt_intr(void)
+static __always_inline unsigned int perf_guest_handle_intel_pt_intr(void)
 {
 	struct perf_guest_info_callbacks *cbs = perf_guest_callbacks();
 

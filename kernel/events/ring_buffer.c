@@ -255,6 +255,39 @@ unlock:
 }
 EXPORT_SYMBOL_GPL(perf_event_update_userpage);
 
+/**
+ * perf_event_update_userpage_offset - the user page after a counter reload
+ * @event: an event counting on this CPU, whose counter was just folded
+ *	   into its count and started again at a new value (a sampling
+ *	   interrupt)
+ *
+ * Only offset changes then: the event keeps running on the same counter,
+ * so the index and the times (a linear function of the clock while the
+ * state stays the same) written by the last perf_event_update_userpage()
+ * still hold.  Called with interrupts off, NMI included.
+ */
+void perf_event_update_userpage_offset(struct perf_event *event)
+{
+	struct perf_event_mmap_page *pg;
+	struct perf_buffer *rb;
+
+	rcu_read_lock();
+	rb = rcu_dereference(event->rb);
+	if (!rb)
+		goto unlock;
+	pg = rb->user_page;
+	++pg->lock;
+	barrier();
+	pg->offset = perf_event_count(event);
+	if (pg->index)
+		pg->offset -= local64_read(&event->hw.prev_count);
+	barrier();
+	++pg->lock;
+unlock:
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(perf_event_update_userpage_offset);
+
 /* ---- writing records ---- */
 
 static void *rb_data_page(struct perf_buffer *rb, unsigned long nr)

@@ -147,6 +147,9 @@ static void intel_guest_bits(int idx, bool guest_only, bool host_only)
 	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
 	u64 bit = BIT_ULL(idx), was = ic->guest_only;
 
+	/* The common case: nobody excludes anything here. */
+	if (!guest_only && !host_only && !((was | ic->host_only) & bit))
+		return;
 	ic->guest_only = guest_only ? was | bit : was & ~bit;
 	ic->host_only = host_only ? ic->host_only | bit : ic->host_only & ~bit;
 	/* Changed with the PMU on: the host's gate changes now. */

@@ -35,6 +35,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/init.h>
+#include <linux/math64.h>
 #include <linux/mmu_context.h>
 #include <linux/nmi.h>
 #include <linux/nospec.h>
@@ -144,7 +145,6 @@ static bool x86_set_period(struct perf_event *event)
 
 	local64_set(&hwc->prev_count, (u64)-left);
 	x86v.write(hwc->idx, (u64)-left);
-	perf_event_update_userpage(event);
 	return due;
 }
 
@@ -209,6 +209,32 @@ static int x86_schedule(struct x86_cpu_pmu *c, int n)
 	return x86_assign_counters(req, n, 0, c->assign);
 }
 
+/*
+ * Assign counters to events @first to @n - 1 of the CPU, those before
+ * keeping theirs: each takes a free counter of its mask (a fixed one
+ * first), which is what a full assignment would give it too.  Only
+ * when one finds none does the full assignment run, which may move
+ * the others.  0 or -EINVAL.
+ */
+static int x86_schedule_added(struct x86_cpu_pmu *c, int first, int n)
+{
+	u64 used = 0, free;
+	int i;
+
+	for (i = 0; i < first; i++)
+		used |= BIT_ULL(c->assign[i]);
+	for (i = first; i < n; i++) {
+		free = x86_event_counters(c->ev[i]) & ~used;
+		if (!free)
+			return x86_schedule(c, n);
+		if (free & ~GENMASK_ULL(X86_ASSIGN_FIXED_BASE - 1, 0))
+			free &= ~GENMASK_ULL(X86_ASSIGN_FIXED_BASE - 1, 0);
+		c->assign[i] = __ffs64(free);
+		used |= BIT_ULL(c->assign[i]);
+	}
+	return 0;
+}
+
 static void x86_set_counter(struct perf_event *event, int idx)
 {
 	struct hw_perf_event *hwc = &event->hw;
@@ -271,7 +297,7 @@ static int cpu_add(struct perf_event *event, int flags)
 		c->n_txn++;
 		return 0;
 	}
-	if (x86_schedule(c, n + 1))
+	if (x86_schedule_added(c, n, n + 1))
 		return -EINVAL;
 	c->n++;
 	if (c->disabled)
@@ -326,7 +352,7 @@ static int cpu_commit_txn(struct pmu *pmu)
 		c->txn = 0;
 		return 0;
 	}
-	if (c->n_txn && x86_schedule(c, c->n))
+	if (c->n_txn && x86_schedule_added(c, c->n - c->n_txn, c->n))
 		return -EINVAL;
 	if (c->n_txn)
 		c->stale = true;
@@ -597,13 +623,37 @@ void arch_perf_update_userpage(struct perf_event *event,
 	cyc2ns_read_end();
 }
 
+/*
+ * The PMI's duration, for perf_sample_event_took(): where sched_clock()
+ * is the TSC, two TSC reads and one conversion of their difference, which
+ * cost less than two sched_clock() calls.
+ */
+static u64 pmi_clock(void)
+{
+	return using_native_sched_clock() ? rdtsc() : sched_clock();
+}
+
+static u64 pmi_took_ns(u64 start)
+{
+	struct cyc2ns_data cyc;
+	u64 ns;
+
+	if (!using_native_sched_clock())
+		return sched_clock() - start;
+	cyc2ns_read_begin(&cyc);
+	ns = mul_u64_u32_shr(rdtsc() - start, cyc.cyc2ns_mul, cyc.cyc2ns_shift);
+	cyc2ns_read_end();
+	return ns;
+}
+
 /* The PMI: every overflowed counter's event gets its sample. */
 static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
 	struct perf_sample_data data;
-	u64 start = sched_clock(), status;
+	u64 start = pmi_clock(), status;
 	int handled = 0, loops = 0, idx;
+	bool due;
 
 	if (!atomic_read(&x86_events))
 		return NMI_DONE;
@@ -626,7 +676,9 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 			if (!ev || !(c->running & BIT_ULL(idx)))
 				continue;
 			x86_event_update(ev);
-			if (!x86_set_period(ev))
+			due = x86_set_period(ev);
+			perf_event_update_userpage_offset(ev);
+			if (!due)
 				continue;
 			perf_sample_data_init(&data, 0, ev->hw.last_period);
 			if (perf_event_overflow(ev, &data, regs))
@@ -641,7 +693,7 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 	if (!handled)
 		return NMI_DONE;
 	inc_irq_stat(apic_perf_irqs);
-	perf_sample_event_took(sched_clock() - start);
+	perf_sample_event_took(pmi_took_ns(start));
 	return NMI_HANDLED;
 }
 

@@ -366,6 +366,49 @@ TEST_F(hw, rdpmc_matches_read)
 	close(fd);
 }
 
+/*
+ * A sampling event reloads its counter at every PMI: the user page's
+ * offset follows, so rdpmc through it still gives the count, exactly:
+ * two loops a million iterations apart, each crossing many PMIs, count
+ * two million instructions apart.
+ */
+TEST_F(hw, rdpmc_exact_across_pmis)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.sample_period = 10007,
+		.sample_type = PERF_SAMPLE_IP,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	volatile struct perf_event_mmap_page *pc;
+	size_t len = 9 * page_size();
+	uint64_t a, b, r;
+	int fd;
+
+	/* A throttled event stops counting: no throttling here. */
+	ASSERT_EQ(unthrottle(self), 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	pc = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(pc, MAP_FAILED);
+	EXPECT_EQ((int)pc->cap_user_rdpmc, 1);
+
+	a = self_spin(pc, 1000);
+	b = self_spin(pc, 1001000);
+	EXPECT_EQ(b - a, 2000000);
+	a = self_read(pc);
+	r = read_count(fd);
+	b = self_read(pc);
+	EXPECT_LE(a, r);
+	EXPECT_LE(r, b);
+	EXPECT_GT(r, 2000000);
+	munmap((void *)pc, len);
+	close(fd);
+}
+
 /* rdpmc of @idx in a child; the signal that ended it, 0 if none. */
 static int rdpmc_in_child(uint32_t idx, int map)
 {
