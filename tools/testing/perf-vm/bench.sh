@@ -2,7 +2,8 @@
 # make bench: build the stock and our kernel, boot each in turn under
 # -icount shift=0,sleep=off (the guest clock counts instructions, so the
 # figures repeat), run the benchmark programs of bench/ in it, and print the
-# figures side by side.  Writes out/bench/results.csv and out/bench/ratios.png;
+# figures side by side.  The programs of hardware events (HW_PROGS) run in
+# a second guest of each kernel, on the emulated Intel PMU (PMU=intel).  Writes out/bench/results.csv and out/bench/ratios.png;
 # the guests' logs stay in out/bench/.  Non-zero exit when a guest or a
 # program failed or a figure is missing.
 #
@@ -19,8 +20,20 @@ rm -rf "$results"
 mkdir -p "$results" "$bin"
 
 # The order the guest runs them in: cheap and sensitive ones first.
-ALL_PROGS="syscall sched inherit enable sample ringbuf mem scale"
+ALL_PROGS="syscall sched inherit enable sample ringbuf mem scale hw"
+HW_PROGS="hw"
 progs=${BENCH_ONLY:-$ALL_PROGS}
+plain_progs= hw_progs=
+for p in $progs; do
+	case " $HW_PROGS " in
+	*" $p "*) hw_progs="$hw_progs $p" ;;
+	*) plain_progs="$plain_progs $p" ;;
+	esac
+done
+if [ -n "$hw_progs" ]; then
+	"$TOP/tools/testing/qemu-pmu/build.sh" >/dev/null ||
+		die "building QEMU with the emulated PMU failed"
+fi
 kernels=${BENCH_KERNELS:-stock qemu}
 
 for k in $kernels; do
@@ -46,23 +59,38 @@ for k in $kernels; do
 	label=$k
 	[ "$k" = qemu ] && label=ours
 	img=$BUILD/$k/arch/x86/boot/bzImage
-	log "running the benchmarks on the $label kernel ($img)"
-	t0=$(date +%s)
-	"$PERFVM/vm.sh" -k "$img" -I -s 2 -m 2048 -t 3600 \
-		-c "$results/$label.console" -o "$results/$label.out" -- \
-		"sh $PERFVM/bench/guest.sh $bin $progs" >/dev/null
-	st=$?
-	echo "$(( $(date +%s) - t0 ))" >"$results/$label.seconds"
-	log "$label: guest status $st, $(cat "$results/$label.seconds")s of wall time"
-	if [ $st -ne 0 ]; then
-		failed="$failed $label"
-		grep -v '^BENCH \|^# ' "$results/$label.out" | tail -n 20 >&2
-	fi
-	if grep -Eq "$SPLAT" "$results/$label.console"; then
-		grep -E "$SPLAT" "$results/$label.console" | head -n 5 >&2
-		log "$label: kernel splat on the console ($results/$label.console)"
-		failed="$failed $label"
-	fi
+	rm -f "$results/$label.out" "$results/$label.console"
+	# One guest for the plain programs, one on the emulated PMU.
+	for set in plain hw; do
+		if [ $set = plain ]; then
+			list=$plain_progs pmu=none out=$label
+		else
+			list=$hw_progs pmu=intel out=$label-hw
+		fi
+		[ -n "$list" ] || continue
+		log "running the benchmarks on the $label kernel ($img, PMU=$pmu):$list"
+		t0=$(date +%s)
+		# shellcheck disable=SC2086
+		PMU=$pmu "$PERFVM/vm.sh" -k "$img" -I -s 2 -m 2048 -t 3600 \
+			-c "$results/$out.console" -o "$results/$out.out" -- \
+			"sh $PERFVM/bench/guest.sh $bin $list" >/dev/null
+		st=$?
+		echo "$(( $(date +%s) - t0 ))" >"$results/$out.seconds"
+		log "$label: guest status $st, $(cat "$results/$out.seconds")s of wall time"
+		if [ $st -ne 0 ]; then
+			failed="$failed $out"
+			grep -v '^BENCH \|^# ' "$results/$out.out" | tail -n 20 >&2
+		fi
+		if grep -Eq "$SPLAT" "$results/$out.console"; then
+			grep -E "$SPLAT" "$results/$out.console" | head -n 5 >&2
+			log "$label: kernel splat on the console ($results/$out.console)"
+			failed="$failed $out"
+		fi
+		# The report reads one output per kernel.
+		if [ $set = hw ] && [ -r "$results/$out.out" ]; then
+			cat "$results/$out.out" >>"$results/$label.out"
+		fi
+	done
 done
 
 # The report compares stock with ours; a kernel that did not run has no

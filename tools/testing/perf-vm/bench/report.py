@@ -31,6 +31,8 @@ sample_1k sample_1k_g sample_10k sample_10k_g lost_10k_g
 rb_records_per_s rb_bytes_per_s rb_ns_per_record
 mem_per_event mem_per_child_ctx open_at_10k
 sb_mmap_0 sb_mmap_1k sb_mmap_1k_added tick_1k_added bp_0 bp_256 bp_256_added
+hw_read hw_rdpmc hw_open_close_group hw_cs_0 hw_cs_4 hw_cs_4_added
+hw_sample hw_sample_g hw_sample_lost
 """.split()
 
 # Where the other figures go: after the required one they belong with.
@@ -106,7 +108,7 @@ def higher_is_better(unit):
 # Control figures, drawn in grey: those that involve no perf event show how
 # far the two kernels differ outside perf; a count of samples should match.
 CONTROLS = {"getppid", "read_devzero", "cs_0", "thread_none", "fork_none",
-            "rb_faults_per_s", "sample_10k_n"}
+            "rb_faults_per_s", "sample_10k_n", "hw_cs_0"}
 
 TICS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 3, 4,
         5, 10, 20, 50, 100]
