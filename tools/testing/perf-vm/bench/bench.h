@@ -88,6 +88,26 @@ static inline double report_runs(const char *id, const char *unit,
 	return m;
 }
 
+/* One byte through a pipe, for the ping-pong of sched.c and hw.c. */
+static inline void xwrite(int fd)
+{
+	char c = 0;
+
+	if (write(fd, &c, 1) != 1)
+		die("pipe write");
+}
+
+/* One byte from a pipe; 0 at end of file. */
+static inline int xread(int fd)
+{
+	char c;
+	ssize_t n = read(fd, &c, 1);
+
+	if (n < 0)
+		die("pipe read");
+	return n;
+}
+
 static inline int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
 				      int cpu, int group_fd,
 				      unsigned long flags)

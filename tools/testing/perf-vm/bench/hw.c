@@ -169,24 +169,6 @@ static void bench_open_close_group(void)
 	report_runs("hw_open_close_group", "ns", v, RUNS);
 }
 
-static void xwrite(int fd)
-{
-	char c = 0;
-
-	if (write(fd, &c, 1) != 1)
-		die("pipe write");
-}
-
-static int xread(int fd)
-{
-	char c;
-	ssize_t n = read(fd, &c, 1);
-
-	if (n < 0)
-		die("pipe read");
-	return n;
-}
-
 static void open_four(int n, int *fds)
 {
 	static const uint64_t cfg[][2] = {

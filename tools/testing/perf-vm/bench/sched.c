@@ -33,24 +33,6 @@ static int open_events(int n, int cpu, int *fds)
 	return n;
 }
 
-static void xwrite(int fd)
-{
-	char c = 0;
-
-	if (write(fd, &c, 1) != 1)
-		die("pipe write");
-}
-
-static int xread(int fd)
-{
-	char c;
-	ssize_t n = read(fd, &c, 1);
-
-	if (n < 0)
-		die("pipe read");
-	return n;
-}
-
 /* ns per context switch with @nev events on each task, bound to @cpu. */
 static double pingpong(const char *id, int nev, int cpu, int rounds)
 {
