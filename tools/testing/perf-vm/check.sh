@@ -80,7 +80,7 @@ run() {
 paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 
 # The tests that need a hardware PMU, run on the emulated ones.
-pmu_tests="hw hw_sched perf_hw.sh base_remove_on_exec perf_tool.sh"
+pmu_tests="hw hw_sched kvm_pmu perf_hw.sh base_remove_on_exec perf_tool.sh"
 # pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.
 pmu_run() {
 	local label=pmu-$2 mem=1024 tmo=1800
