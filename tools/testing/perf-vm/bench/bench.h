@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_RUNS	64
@@ -106,6 +107,62 @@ static inline int xread(int fd)
 	if (n < 0)
 		die("pipe read");
 	return n;
+}
+
+/*
+ * The ping-pong of sched.c and hw.c: two processes on the calling
+ * process's CPU pass one byte back and forth over a pair of pipes, so
+ * that every read blocks and every write wakes the other, @rounds round
+ * trips (two context switches each) a run.  @open_events(@nev, @arg,
+ * fds) opens each task's events on itself first (at most 64).  Reports
+ * the median of the runs in ns per context switch as figure @id.
+ */
+#define PINGPONG_RUNS	9
+static inline double pingpong_ns(const char *id,
+				 void (*open_events)(int nev, int arg, int *fds),
+				 int nev, int arg, int rounds)
+{
+	int to_child[2], to_parent[2], fds[64], i, r, status;
+	double v[PINGPONG_RUNS];
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(to_parent))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		open_events(nev, arg, fds);
+		xwrite(to_parent[1]);
+		while (xread(to_child[0]))
+			xwrite(to_parent[1]);
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	open_events(nev, arg, fds);
+	xread(to_parent[0]);	/* the child's events are open */
+
+	for (r = -1; r < PINGPONG_RUNS; r++) {
+		uint64_t t = now_ns();
+
+		for (i = 0; i < rounds; i++) {
+			xwrite(to_child[1]);
+			xread(to_parent[0]);
+		}
+		if (r >= 0)
+			v[r] = (double)(now_ns() - t) / (2.0 * rounds);
+	}
+	close(to_child[1]);
+	close(to_parent[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die("ping-pong child failed");
+	for (i = 0; i < nev; i++)
+		close(fds[i]);
+	return report_runs(id, "ns", v, PINGPONG_RUNS);
 }
 
 static inline int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,

@@ -26,7 +26,6 @@
  * cs4 runs the ping-pong with four events only, for profiles.
  */
 #include "bench.h"
-#include <sys/wait.h>
 
 #define RUNS		9
 #define SAMPLE_RUNS	5
@@ -169,7 +168,8 @@ static void bench_open_close_group(void)
 	report_runs("hw_open_close_group", "ns", v, RUNS);
 }
 
-static void open_four(int n, int *fds)
+/* The first @n of four hardware events on the calling task, not bound to a CPU. */
+static void open_four(int n, int cpu_unused, int *fds)
 {
 	static const uint64_t cfg[][2] = {
 		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
@@ -186,47 +186,7 @@ static void open_four(int n, int *fds)
 /* ns per context switch with @nev hardware events on each of two tasks. */
 static double pingpong(const char *id, int nev)
 {
-	int to_child[2], to_parent[2], fds[4], i, r, status;
-	double v[RUNS];
-	pid_t pid;
-
-	if (pipe(to_child) || pipe(to_parent))
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		close(to_child[1]);
-		close(to_parent[0]);
-		open_four(nev, fds);
-		xwrite(to_parent[1]);
-		while (xread(to_child[0]))
-			xwrite(to_parent[1]);
-		_exit(0);
-	}
-	close(to_child[0]);
-	close(to_parent[1]);
-	open_four(nev, fds);
-	xread(to_parent[0]);
-
-	for (r = -1; r < RUNS; r++) {
-		uint64_t t = now_ns();
-
-		for (i = 0; i < 400; i++) {
-			xwrite(to_child[1]);
-			xread(to_parent[0]);
-		}
-		if (r >= 0)
-			v[r] = (double)(now_ns() - t) / 800.0;
-	}
-	close(to_child[1]);
-	close(to_parent[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
-		die("ping-pong child failed");
-	for (i = 0; i < nev; i++)
-		close(fds[i]);
-	return report_runs(id, "ns", v, RUNS);
+	return pingpong_ns(id, open_four, nev, 0, 400);
 }
 
 static volatile uint64_t sink;

@@ -17,11 +17,8 @@
  *   cs_64_cpu1_added           cs_64_cpu1 - cs_0
  */
 #include "bench.h"
-#include <sys/wait.h>
 
-#define RUNS	9
-
-static int open_events(int n, int cpu, int *fds)
+static void open_events(int n, int cpu, int *fds)
 {
 	static const uint64_t cfg[] = {
 		PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_CONTEXT_SWITCHES,
@@ -30,53 +27,12 @@ static int open_events(int n, int cpu, int *fds)
 
 	for (i = 0; i < n; i++)
 		fds[i] = sw_event(cfg[i % 2], 0, cpu, -1, 0, 0, 0);
-	return n;
 }
 
 /* ns per context switch with @nev events on each task, bound to @cpu. */
 static double pingpong(const char *id, int nev, int cpu, int rounds)
 {
-	int to_child[2], to_parent[2], fds[64], i, r, status;
-	double v[RUNS];
-	pid_t pid;
-
-	if (pipe(to_child) || pipe(to_parent))
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		close(to_child[1]);
-		close(to_parent[0]);
-		open_events(nev, cpu, fds);
-		xwrite(to_parent[1]);
-		while (xread(to_child[0]))
-			xwrite(to_parent[1]);
-		_exit(0);
-	}
-	close(to_child[0]);
-	close(to_parent[1]);
-	open_events(nev, cpu, fds);
-	xread(to_parent[0]);	/* the child's events are open */
-
-	for (r = -1; r < RUNS; r++) {
-		uint64_t t = now_ns();
-
-		for (i = 0; i < rounds; i++) {
-			xwrite(to_child[1]);
-			xread(to_parent[0]);
-		}
-		if (r >= 0)
-			v[r] = (double)(now_ns() - t) / (2.0 * rounds);
-	}
-	close(to_child[1]);
-	close(to_parent[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
-		die("ping-pong child failed");
-	for (i = 0; i < nev; i++)
-		close(fds[i]);
-	return report_runs(id, "ns", v, RUNS);
+	return pingpong_ns(id, open_events, nev, cpu, rounds);
 }
 
 int main(void)
