@@ -126,28 +126,65 @@ TEST_F(hw, user_and_kernel_add_up)
  * per cycle (Intel's fixed counter 2; AMD Zen 4's event 0x120, cycles at
  * P0 frequency, which is what Linux asks for there).
  */
+/*
+ * User cycles (the leader), instructions and reference cycles as one
+ * group, read with PERF_FORMAT_GROUP into @v[0..3] after @run(@n).
+ */
+static int cycles_group(void (*run)(unsigned long), unsigned long n,
+			uint64_t v[4])
+{
+	int fd[3], i, err = -1;
+
+	fd[0] = open_hw(PERF_COUNT_HW_CPU_CYCLES, 1, 0, -1, F_GRP);
+	fd[1] = open_hw(PERF_COUNT_HW_INSTRUCTIONS, 1, 0, fd[0], F_GRP);
+	fd[2] = open_hw(PERF_COUNT_HW_REF_CPU_CYCLES, 1, 0, fd[0], F_GRP);
+	if (fd[0] >= 0 && fd[1] >= 0 && fd[2] >= 0 &&
+	    !ioctl(fd[0], PERF_EVENT_IOC_ENABLE, 0)) {
+		run(n);
+		if (!ioctl(fd[0], PERF_EVENT_IOC_DISABLE, 0) &&
+		    read(fd[0], v, 4 * sizeof(*v)) == 4 * sizeof(*v))
+			err = 0;
+	}
+	for (i = 2; i >= 0; i--)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	return err;
+}
+
 TEST_F(hw, cycles_follow_instructions)
 {
-	uint64_t fmt = F_GRP, v[4];
-	int lead, ins, ref;
+	uint64_t v[4];
 
-	lead = open_hw(PERF_COUNT_HW_CPU_CYCLES, 1, 0, -1, fmt);
-	ASSERT_GE(lead, 0);
-	ins = open_hw(PERF_COUNT_HW_INSTRUCTIONS, 1, 0, lead, fmt);
-	ASSERT_GE(ins, 0);
-	ref = open_hw(PERF_COUNT_HW_REF_CPU_CYCLES, 1, 0, lead, fmt);
-	ASSERT_GE(ref, 0);
-	ASSERT_EQ(ioctl(lead, PERF_EVENT_IOC_ENABLE, 0), 0);
-	spin(500000);
-	ASSERT_EQ(ioctl(lead, PERF_EVENT_IOC_DISABLE, 0), 0);
-	ASSERT_EQ(read(lead, v, sizeof(v)), sizeof(v));
+	ASSERT_EQ(cycles_group(spin, 500000, v), 0);
 	ASSERT_EQ(v[0], 3);
 	EXPECT_GE(v[1], 1000000);
 	EXPECT_EQ(v[1], v[2]);
 	EXPECT_EQ(v[1], v[3]);
-	close(ref);
-	close(ins);
-	close(lead);
+}
+
+/*
+ * The model's one instruction that takes more than a cycle: PAUSE, the
+ * spin-wait hint, stalls the core for PAUSE_CYCLES cycles (real cores
+ * take tens to hundreds), in which the cycle events advance and no
+ * instruction retires.  The rest of the loop keeps one cycle each.
+ */
+#define PAUSE_CYCLES	128
+
+static noinline void pause_loop(unsigned long n)
+{
+	asm volatile("1: pause\n\tdec %0\n\tjnz 1b" : "+r"(n));
+}
+
+TEST_F(hw, pause_stalls_for_cycles)
+{
+	const unsigned long n = 100000;
+	uint64_t v[4];
+
+	ASSERT_EQ(cycles_group(pause_loop, n, v), 0);
+	ASSERT_EQ(v[0], 3);
+	EXPECT_GE(v[2], 3 * n);
+	EXPECT_EQ(v[1] - v[2], n * (PAUSE_CYCLES - 1));
+	EXPECT_EQ(v[3], v[1]);
 }
 
 /* Lift the sample-rate limits for this test; restored at teardown. */
