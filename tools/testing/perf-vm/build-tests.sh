@@ -1,6 +1,9 @@
 #!/bin/bash
 # Build the perf_events kselftests (from the series tree) into
-# out/build/selftests, together with the script tests of tests/.
+# out/build/selftests, together with the script tests of tests/ and, in
+# final/, those of tests/final/ (tests that leave the guest unusable, a
+# CPU locked up: check.sh runs each last in its guest, never in the lists
+# below).
 #   build-tests.sh            build
 #   build-tests.sh --list     the test programs, in run order
 #   build-tests.sh --list-smp those that also run at -smp 4
@@ -33,6 +36,11 @@ make -s -C "$dir" OUTPUT="$dst" KHDR_INCLUDES="-isystem $SERIES_SRC/tools/includ
 grep -E "warning" "$dst/build.log" >&2
 for t in "$PERFVM"/tests/*.sh; do
 	[ -e "$t" ] && install -m 755 "$t" "$dst/"
+done
+install -D -m 644 "$PERFVM/tests/lib/tap.sh" "$dst/lib/tap.sh"
+mkdir -p "$dst/final"
+for t in "$PERFVM"/tests/final/*.sh; do
+	[ -e "$t" ] && install -m 755 "$t" "$dst/final/"
 done
 # The base tree's tests, built by the pristine base's own Makefile (its
 # flags matter: the tests rely on -O0) against the series' exported uapi

@@ -18,8 +18,8 @@ restore() {
 }
 trap 'restore; rm -rf "$tmp"' EXIT
 
+. "$dir/lib/tap.sh"
 echo "TAP version 13"
-skip() { echo "1..0 # SKIP $1"; exit 4; }
 [ "$pmu" != none ] || skip "no emulated PMU in this guest (PERFTEST_PMU; PMU=intel or amd boots one)"
 command -v perf >/dev/null && [ -x "$target" ] || skip "perf or the target program is missing"
 command -v setarch >/dev/null || skip "no setarch to turn address randomisation off"
@@ -35,18 +35,6 @@ if [ ! -e /sys/bus/event_source/devices/cpu/type ]; then
 fi
 cd "$tmp" || exit 1
 
-n=0 fail=0
-# result STATUS DESCRIPTION [FILE]: a test point; FILE is shown on failure.
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		fail=$((fail + 1))
-		[ -n "${3:-}" ] && sed -n '1,40s/^/# /p' "$3"
-	fi
-}
 # same DESCRIPTION GOT WANT
 same() {
 	[ "$2" = "$3" ]
@@ -116,5 +104,4 @@ inloop=$(grep -c ' loop$' scr.out)
 [ "$inloop" -ge 20 ] && [ "$inloop" -le 21 ]
 result $? "record: samples in loop() ($inloop, want 20 or 21)" scr.out
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

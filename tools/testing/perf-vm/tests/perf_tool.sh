@@ -9,25 +9,13 @@ tmp=$(mktemp -d)
 trap 'kill $bg 2>/dev/null; rm -rf "$tmp"' EXIT
 bg=
 
+. "$dir/lib/tap.sh"
 echo "TAP version 13"
 if ! command -v perf >/dev/null || [ ! -x "$target" ]; then
-	echo "1..0 # SKIP perf or the target program is missing"
-	exit 4
+	skip "perf or the target program is missing"
 fi
 cd "$tmp" || exit 1
 
-n=0 fail=0
-# result STATUS DESCRIPTION [FILE]: a test point; FILE is shown on failure.
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		fail=$((fail + 1))
-		[ -n "${3:-}" ] && sed -n '1,40s/^/# /p' "$3"
-	fi
-}
 # check DESCRIPTION FILE PATTERN: FILE has a line matching PATTERN (ERE).
 check() {
 	grep -Eq -- "$3" "$2"
@@ -155,5 +143,4 @@ awk '/task-clock/ { if ($1 + 0 <= last) bad = 1; last = $1 + 0 }
      END { exit bad }' stat.out
 result $? "stat -I 100: interval stamps increase" stat.out
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

@@ -1,0 +1,27 @@
+# TAP for the script tests, sourced (not a test itself: build-tests.sh
+# installs it beside them as lib/tap.sh).
+#   skip REASON                  the whole test skips (exit 4)
+#   result STATUS DESC [FILE]    a test point; FILE's head shown on failure
+#   tap_done                     the plan; the exit status says if all passed
+n=0 fail=0
+
+skip() {
+	echo "1..0 # SKIP $1"
+	exit 4
+}
+
+result() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		fail=$((fail + 1))
+		[ -n "${3:-}" ] && sed -n '1,40s/^/# /p' "$3"
+	fi
+}
+
+tap_done() {
+	echo "1..$n"
+	[ "$fail" -eq 0 ]
+}
