@@ -17,6 +17,8 @@
 # into out/qemu-pmu) on an Intel CPU with architectural perfmon v4: the
 # TCG "max" CPU as GenuineIntel family 6 model 0xF0, a model number no
 # driver table of Linux 6.12 names, so drivers take their generic paths.
+# PMU=intel-v1, -v2, -v3 or -v5 is the same CPU with that version of
+# architectural perfmon instead (the emulated PMU's pmu-version).
 # PMU=amd runs it on an AMD CPU (family 0x19 model 0x11, a Zen 4) with
 # PerfCtrExtCore and PerfMonV2: six counters with global control.
 # PMU=amd-legacy is the same CPU without either: the four K7 counters.
@@ -65,10 +67,11 @@ cpu=max
 fw=()
 case "${PMU:-none}" in
 none) ;;
-intel|amd|amd-legacy)
+intel|intel-v[1235]|amd|amd-legacy)
 	qemu=${PERFVM_QEMU:-$top/out/qemu-pmu/build/qemu-system-x86_64}
 	case $PMU in
 	intel) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0 ;;
+	intel-v*) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-version=${PMU#intel-v} ;;
 	amd) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1 ;;
 	amd-legacy) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,perfctr-core=off ;;
 	esac
@@ -77,7 +80,7 @@ intel|amd|amd-legacy)
 	fw=(-L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu)
 	;;
 *)
-	echo "vm.sh: PMU must be none, intel, amd or amd-legacy, not '$PMU'" >&2
+	echo "vm.sh: PMU must be none, intel, intel-v1/2/3/5, amd or amd-legacy, not '$PMU'" >&2
 	exit 2
 	;;
 esac
