@@ -8,7 +8,8 @@
  *    0 out of range;
  *  - Intel: perf_guest_get_msrs() keeps events that exclude the guest
  *    out of the guest's GLOBAL_CTRL and those that exclude the host out
- *    of the host's, which is also what the register holds;
+ *    of the host's, which is also what the register holds; version 1,
+ *    without GLOBAL_CTRL, does the same with each counter's EVTSEL;
  *  - AMD: an event that excludes the guest carries the host-only bit
  *    exactly while SVM is declared on (amd_pmu_enable_virt());
  *  - the guest callbacks turn a sample's IP and cpumode into the
@@ -54,6 +55,12 @@ static bool is_intel(void)
 	return boot_cpu_data.x86_vendor == X86_VENDOR_INTEL;
 }
 
+/* Intel's version 1: no global registers. */
+static bool is_intel_v1(void)
+{
+	return is_intel() && x86_pmu_vendor() && x86_pmu_vendor()->version < 2;
+}
+
 static void capability_agrees_with_cpuid(struct kunit *test)
 {
 	struct x86_pmu_capability cap;
@@ -71,7 +78,9 @@ static void capability_agrees_with_cpuid(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, cap.events_mask, ebx);
 		KUNIT_EXPECT_EQ(test, cap.num_counters_fixed,
 				min_t(int, edx & 0x1f, 3));
-		KUNIT_EXPECT_EQ(test, cap.bit_width_fixed, cap.bit_width_gp);
+		/* No width for fixed counters that are not there (v1). */
+		KUNIT_EXPECT_EQ(test, cap.bit_width_fixed,
+				cap.num_counters_fixed ? cap.bit_width_gp : 0);
 		return;
 	}
 	gp = boot_cpu_has(X86_FEATURE_PERFCTR_CORE) ? 6 : 4;
@@ -142,6 +151,8 @@ static void intel_switches_global_ctrl(struct kunit *test)
 	need_pmu(test);
 	if (!is_intel())
 		kunit_skip(test, "Intel only: AMD switches nothing");
+	if (is_intel_v1())
+		kunit_skip(test, "version 1 has no GLOBAL_CTRL");
 	both = counter(test, false, false);
 	host = counter(test, false, true);
 	guest = counter(test, true, false);
@@ -172,6 +183,41 @@ static void intel_switches_global_ctrl(struct kunit *test)
 
 	perf_event_release_kernel(host);
 	perf_event_release_kernel(both);
+}
+
+/* Version 1: one EVTSEL per counter, EN where the event counts. */
+static void intel_v1_switches_evtsels(struct kunit *test)
+{
+	struct perf_event *ev[3];
+	struct perf_guest_switch_msr *m;
+	u64 now[3], en = ARCH_PERFMON_EVENTSEL_ENABLE;
+	int nr = -1, i, idx;
+
+	need_pmu(test);
+	if (!is_intel_v1())
+		kunit_skip(test, "Intel version 1 only");
+	ev[0] = counter(test, false, false);
+	ev[1] = counter(test, false, true);	/* host only */
+	ev[2] = counter(test, true, false);	/* guest only */
+
+	local_irq_disable();
+	m = perf_guest_get_msrs(&nr, NULL);
+	for (i = 0; i < 3; i++)
+		rdmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + ev[i]->hw.idx, now[i]);
+	local_irq_enable();
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_EQ(test, nr, hweight32(lower_32_bits(x86_pmu_vendor()->counters)));
+	for (i = 0; i < 3; i++) {
+		idx = ev[i]->hw.idx;
+		KUNIT_ASSERT_LT(test, idx, nr);
+		KUNIT_EXPECT_EQ(test, m[idx].msr, MSR_ARCH_PERFMON_EVENTSEL0 + idx);
+		KUNIT_EXPECT_EQ(test, !!(m[idx].host & en), i != 2);
+		KUNIT_EXPECT_EQ(test, !!(m[idx].guest & en), i != 1);
+		KUNIT_EXPECT_EQ(test, now[i], m[idx].host);
+	}
+	for (i = 2; i >= 0; i--)
+		perf_event_release_kernel(ev[i]);
 }
 
 static u32 amd_ctl_msr(int idx)
@@ -283,6 +329,7 @@ static struct kunit_case guest_cases[] = {
 	KUNIT_CASE(capability_agrees_with_cpuid),
 	KUNIT_CASE(hw_event_config_encodes),
 	KUNIT_CASE(intel_switches_global_ctrl),
+	KUNIT_CASE(intel_v1_switches_evtsels),
 	KUNIT_CASE(amd_host_only_follows_svm),
 	KUNIT_CASE(callbacks_make_guest_samples),
 	{}

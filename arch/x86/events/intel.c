@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Intel architectural performance monitoring, version 2 and later, as
- * CPUID leaf 0xA describes it: general counters (IA32_PERFEVTSELx and
+ * Intel architectural performance monitoring, versions 1 to 5, as CPUID
+ * leaf 0xA describes it: general counters (IA32_PERFEVTSELx and
  * IA32_PMCx, or the full-width IA32_A_PMCx aliases when
- * IA32_PERF_CAPABILITIES says so), fixed counters (instructions, core
- * cycles, reference cycles) under IA32_FIXED_CTR_CTRL, and the global
- * control, status and overflow-clear registers.  The generic events are
+ * IA32_PERF_CAPABILITIES says so), and from version 2 fixed counters
+ * (instructions, core cycles, reference cycles) under
+ * IA32_FIXED_CTR_CTRL and the global control, status and overflow-clear
+ * registers.
+ *
+ * Version 1 has neither: each general counter's EN bit is its only gate,
+ * so switching the PMU off and on rewrites the EVTSEL of every started
+ * counter (struct intel_cpu keeps them), and the PMI finds the counters
+ * that wrapped by their top bit, clear once a counter started at -period
+ * has passed zero.  Reference cycles, which only fixed counter 2 counts,
+ * get upstream's pseudo-encoding on a general counter there.  The generic events are
  * the architectural ones CPUID reports available; there are no per-model
  * tables yet, so no cache events (ENOENT), as on upstream for a model it
  * does not know.
@@ -50,12 +58,16 @@ static const struct {
 /* Reference cycles count on fixed counter 2 only: a pseudo encoding. */
 #define REF_CYCLES_CONFIG	0x0300
 
+/* Version 1: the general counters it keeps EVTSELs for. */
+#define INTEL_V1_COUNTERS	8
+
 static u64 intel_events[PERF_COUNT_HW_MAX] __ro_after_init;
 static bool intel_any_thread __ro_after_init;	/* AnyThread is there */
 static u64 intel_gp __ro_after_init;	/* the general counters */
 static u64 intel_fixed __ro_after_init;	/* the fixed ones (bits 32 up) */
 static u64 intel_mask __ro_after_init;	/* counter value mask */
 static bool intel_full_width __ro_after_init;
+static bool intel_v1 __ro_after_init;	/* no global control */
 
 static u64 intel_event_map(u64 id)
 {
@@ -75,8 +87,11 @@ static u64 intel_constraint(u64 config)
 {
 	u64 code = config & X86_RAW_EVENT_MASK;
 
-	if (code == REF_CYCLES_CONFIG)
+	if (code == REF_CYCLES_CONFIG) {
+		if (intel_v1)
+			return intel_gp;
 		return has_fixed(2) ? BIT_ULL(X86_ASSIGN_FIXED_BASE + 2) : 0;
+	}
 	if (code == 0x00c0 && has_fixed(0))
 		return intel_gp | BIT_ULL(X86_ASSIGN_FIXED_BASE);
 	if (code == 0x003c && has_fixed(1))
@@ -85,8 +100,8 @@ static u64 intel_constraint(u64 config)
 }
 
 /*
- * AnyThread (raw config bit 21), from version 3 until version 5 says it
- * is gone: counts of the whole core, for those who may watch the CPU.
+ * AnyThread (raw config bit 21), from version 3: counts of the whole
+ * core, for those who may watch the CPU.
  */
 static int intel_hw_config(struct perf_event *event)
 {
@@ -113,6 +128,10 @@ static int intel_hw_config(struct perf_event *event)
  * @guest_only: counters of started events that exclude the host
  * @host_only: counters of started events that exclude the guest
  * @switch_msr: what intel_guest_msrs() hands a hypervisor (one MSR)
+ * @v1_started: version 1: the general counters started
+ * @v1_off: version 1: the PMU is off (every EN bit clear)
+ * @v1_evtsel: version 1: each started counter's EVTSEL, EN aside
+ * @v1_switch: version 1: what a hypervisor switches, one EVTSEL each
  */
 struct intel_cpu {
 	u64 fixed_ctrl;
@@ -120,21 +139,58 @@ struct intel_cpu {
 	u64 guest_only;
 	u64 host_only;
 	struct perf_guest_switch_msr switch_msr;
+	u64 v1_started;
+	bool v1_off;
+	u64 v1_evtsel[INTEL_V1_COUNTERS];
+	struct perf_guest_switch_msr v1_switch[INTEL_V1_COUNTERS];
 };
 
 static DEFINE_PER_CPU(struct intel_cpu, intel_cpu);
+
+/*
+ * Version 1: write general counter @idx's EVTSEL, enabled when it is
+ * started, the PMU is on and the event counts in the host.
+ */
+static void intel_v1_write(struct intel_cpu *ic, int idx)
+{
+	u64 sel = ic->v1_evtsel[idx], bit = BIT_ULL(idx);
+
+	if ((ic->v1_started & bit) && !ic->v1_off && !(ic->guest_only & bit))
+		sel |= ARCH_PERFMON_EVENTSEL_ENABLE;
+	wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + idx, sel);
+}
+
+/* Version 1: the PMU on or off, one started counter at a time. */
+static void intel_v1_switch_all(struct intel_cpu *ic, bool off)
+{
+	u64 s;
+
+	ic->v1_off = off;
+	for (s = ic->v1_started; s; s &= s - 1)
+		intel_v1_write(ic, __ffs64(s));
+}
 
 static void intel_enable_all(u64 counters)
 {
 	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
 
+	if (intel_v1) {
+		intel_v1_switch_all(ic, false);
+		return;
+	}
 	ic->global = counters;
 	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, counters & ~ic->guest_only);
 }
 
 static void intel_disable_all(void)
 {
-	this_cpu_ptr(&intel_cpu)->global = 0;
+	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
+
+	if (intel_v1) {
+		intel_v1_switch_all(ic, true);
+		return;
+	}
+	ic->global = 0;
 	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
 }
 
@@ -157,10 +213,38 @@ static void intel_guest_bits(int idx, bool guest_only, bool host_only)
 		wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, ic->global & ~ic->guest_only);
 }
 
+/*
+ * Version 1, without GLOBAL_CTRL: each general counter's EVTSEL, with EN
+ * where the counter counts on that side of a guest entry.
+ */
+static struct perf_guest_switch_msr *intel_v1_guest_msrs(int *nr)
+{
+	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
+	struct perf_guest_switch_msr *m = ic->v1_switch;
+	u64 gp = intel_gp, on = ic->v1_off ? 0 : ic->v1_started, bit;
+	int idx;
+
+	for (*nr = 0; gp; gp &= gp - 1, m++, (*nr)++) {
+		idx = __ffs64(gp);
+		bit = BIT_ULL(idx);
+		m->msr = MSR_ARCH_PERFMON_EVENTSEL0 + idx;
+		m->host = ic->v1_evtsel[idx];
+		m->guest = ic->v1_evtsel[idx];
+		if ((on & bit) && !(ic->guest_only & bit))
+			m->host |= ARCH_PERFMON_EVENTSEL_ENABLE;
+		if ((on & bit) && !(ic->host_only & bit))
+			m->guest |= ARCH_PERFMON_EVENTSEL_ENABLE;
+	}
+	return ic->v1_switch;
+}
+
 static struct perf_guest_switch_msr *intel_guest_msrs(int *nr)
 {
 	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
 	struct perf_guest_switch_msr *m = &ic->switch_msr;
+
+	if (intel_v1)
+		return intel_v1_guest_msrs(nr);
 
 	m->msr = MSR_CORE_PERF_GLOBAL_CTRL;
 	m->host = ic->global & ~ic->guest_only;
@@ -188,6 +272,14 @@ static void intel_enable(struct perf_event *event)
 	u64 bits = 0;
 
 	intel_guest_bits(idx, event->attr.exclude_host, event->attr.exclude_guest);
+	if (intel_v1) {
+		struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
+
+		ic->v1_evtsel[idx] = hwc->config;
+		ic->v1_started |= BIT_ULL(idx);
+		intel_v1_write(ic, idx);
+		return;
+	}
 	if (idx < X86_ASSIGN_FIXED_BASE) {
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + idx,
 		       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
@@ -209,23 +301,44 @@ static void intel_disable(struct perf_event *event)
 	int idx = event->hw.idx;
 
 	intel_guest_bits(idx, false, false);
+	if (intel_v1) {
+		struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
+
+		ic->v1_started &= ~BIT_ULL(idx);
+		intel_v1_write(ic, idx);
+		return;
+	}
 	if (idx < X86_ASSIGN_FIXED_BASE)
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + idx, event->hw.config);
 	else
 		intel_fixed_ctrl(idx - X86_ASSIGN_FIXED_BASE, 0);
 }
 
+static u64 intel_read(int idx);
+
 static u64 intel_status(void)
 {
-	u64 status;
+	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
+	u64 status = 0, s;
+	int idx;
 
-	rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
-	return status & (intel_gp | intel_fixed);
+	if (!intel_v1) {
+		rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
+		return status & (intel_gp | intel_fixed);
+	}
+	for (s = ic->v1_started; s; s &= s - 1) {
+		idx = __ffs64(s);
+		if (!(intel_read(idx) & BIT_ULL(fls64(intel_mask) - 1)))
+			status |= BIT_ULL(idx);
+	}
+	return status;
 }
 
 static void intel_ack(u64 status)
 {
-	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, status);
+	/* Version 1 has no status to clear: a new period clears the bit. */
+	if (!intel_v1)
+		wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, status);
 }
 
 static u64 intel_read(int idx)
@@ -258,7 +371,7 @@ PMU_FORMAT_ATTR(inv, "config:23");
 PMU_FORMAT_ATTR(cmask, "config:24-31");
 PMU_FORMAT_ATTR(any, "config:21");
 
-/* The last slot takes "any" where AnyThread is there. */
+/* The last slot takes "any" from version 2, unless version 5 deprecates it. */
 static struct attribute *intel_format[] = {
 	&format_attr_event.attr,
 	&format_attr_umask.attr,
@@ -274,8 +387,7 @@ static struct attribute *intel_format[] = {
  * intel_arch_probe - describe the CPU's architectural PMU
  * @v: filled in on success
  *
- * Return: 0, or -ENODEV when there is no PMU this driver can run
- * (none, or version 1).
+ * Return: 0, or -ENODEV when there is no PMU this driver can run.
  */
 int __init intel_arch_probe(struct x86_vendor *v)
 {
@@ -283,17 +395,22 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	union cpuid10_ebx ebx;
 	union cpuid10_edx edx;
 	unsigned int fixed_bitmap, i, n_fixed;
+	bool deprecated;
 	u64 caps;
 
 	if (!boot_cpu_has(X86_FEATURE_ARCH_PERFMON))
 		return -ENODEV;
 	cpuid(10, &eax.full, &ebx.full, &fixed_bitmap, &edx.full);
-	if (eax.split.version_id < 2 || !eax.split.num_counters ||
+	if (!eax.split.version_id || !eax.split.num_counters ||
 	    eax.split.bit_width < 32)
 		return -ENODEV;
 
-	intel_gp = GENMASK_ULL(min_t(int, eax.split.num_counters, 32) - 1, 0);
-	n_fixed = min_t(unsigned int, edx.split.num_counters_fixed, 3);
+	intel_v1 = eax.split.version_id < 2;
+	intel_gp = GENMASK_ULL(min_t(int, eax.split.num_counters,
+				     intel_v1 ? INTEL_V1_COUNTERS : 32) - 1, 0);
+	/* Version 1 has no fixed counters, and EDX says nothing. */
+	n_fixed = intel_v1 ? 0 :
+		  min_t(unsigned int, edx.split.num_counters_fixed, 3);
 	for (i = 0; i < 3; i++)
 		if (i < n_fixed ||
 		    (eax.split.version_id >= 5 && (fixed_bitmap & BIT(i))))
@@ -303,19 +420,30 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	for (i = 0; i < ARRAY_SIZE(arch_events); i++)
 		if (i < eax.split.mask_length && !(ebx.full & BIT(i)))
 			intel_events[arch_events[i].id] = arch_events[i].config;
-	if (has_fixed(2))
+	if (has_fixed(2) || intel_v1)
 		intel_events[PERF_COUNT_HW_REF_CPU_CYCLES] = REF_CYCLES_CONFIG;
 
-	intel_any_thread = eax.split.version_id >= 3 &&
-			   !(eax.split.version_id >= 5 && edx.split.anythread_deprecated);
-	if (intel_any_thread)
+	/*
+	 * AnyThread is taken from version 3, deprecated in version 5 or not
+	 * (the CPU accepts the bit there).  As upstream's, the format names
+	 * "any" from version 2 unless version 5 deprecates it, though the
+	 * bit is refused (EINVAL) before version 3.
+	 */
+	deprecated = eax.split.version_id >= 5 && edx.split.anythread_deprecated;
+	intel_any_thread = eax.split.version_id >= 3;
+	if (!intel_v1 && !deprecated)
 		intel_format[ARRAY_SIZE(intel_format) - 2] = &format_attr_any.attr;
 
 	if (boot_cpu_has(X86_FEATURE_PDCM) &&
 	    !rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
 		intel_full_width = caps & INTEL_CAP_FULL_WIDTH_WRITES;
 
-	v->name = eax.split.version_id >= 5 ? "generic_arch_v5+" : "generic_arch_v2+";
+	if (intel_v1)
+		v->name = "generic_arch_v1";
+	else if (eax.split.version_id >= 5)
+		v->name = "generic_arch_v5+";
+	else
+		v->name = "generic_arch_v2+";
 	v->caps_name = v->name;
 	v->version = eax.split.version_id;
 	v->events_mask = ebx.full;
