@@ -63,14 +63,20 @@ same "stat: a million more iterations, two million more instructions" \
 cyc=$(stat 1000000 cycles:u)
 same "stat: cycles:u equal instructions:u" "$cyc" "$a"
 ref=$(stat 1000000 ref-cycles:u)
-same "stat: ref-cycles:u equal instructions:u" "$ref" "$a"
+if [ "$pmu" = intel-v1 ]; then
+	# No fixed counter 2: the pseudo-encoding on a general counter.
+	same "stat: ref-cycles:u count nothing at version 1" "$ref" 0
+else
+	same "stat: ref-cycles:u equal instructions:u" "$ref" "$a"
+fi
 
 # --- :u + :k ----------------------------------------------------------------
 stat 1000000 '{instructions,instructions:u,instructions:k}' >uk.out
 set -- $(cat uk.out)
 echo "# total $1, user $2, kernel $3"
-if [ "$pmu" = amd-legacy ]; then
-	# The K7 counters start one after another: a few instructions apart.
+if [ "$pmu" = amd-legacy ] || [ "$pmu" = intel-v1 ]; then
+	# Without a global control (the K7 counters, Intel version 1) the
+	# counters start one after another: a few instructions apart.
 	diff=$(($2 + $3 - $1))
 	[ "${diff#-}" -lt 1000 ]
 	result $? "stat: user + kernel within 1000 of the total ($diff)"

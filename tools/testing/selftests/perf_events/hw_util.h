@@ -41,6 +41,19 @@ static inline int pmu_is_amd(void)
 }
 
 /*
+ * The Intel architectural perfmon version the guest presents: "intel"
+ * is version 4, "intel-vN" version N; 0 on AMD or without a PMU.
+ */
+static inline int intel_version(void)
+{
+	const char *k = pmu_kind();
+
+	if (!strcmp(k, "intel"))
+		return 4;
+	return strncmp(k, "intel-v", 7) ? 0 : atoi(k + 7);
+}
+
+/*
  * Whether the tests can run here: NULL when they can, else why not.
  * *@fail is set when that is a failure rather than a skip: the guest has
  * an emulated PMU and a kernel that should drive it did not.
