@@ -101,13 +101,15 @@ static u64 intel_constraint(u64 config)
 
 /*
  * AnyThread (raw config bit 21), from version 3: counts of the whole
- * core, for those who may watch the CPU.
+ * core, for those who may watch the CPU.  Version 2 refuses the bit;
+ * version 1 drops it, as it drops every bit outside the raw event mask
+ * (upstream's core PMU driver does the same).
  */
 static int intel_hw_config(struct perf_event *event)
 {
 	int err;
 
-	if (event->attr.type != PERF_TYPE_RAW ||
+	if (event->attr.type != PERF_TYPE_RAW || intel_v1 ||
 	    !(event->attr.config & ARCH_PERFMON_EVENTSEL_ANY))
 		return 0;
 	if (!intel_any_thread)
