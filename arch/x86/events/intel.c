@@ -13,10 +13,11 @@
  * counter (struct intel_cpu keeps them), and the PMI finds the counters
  * that wrapped by their top bit, clear once a counter started at -period
  * has passed zero.  Reference cycles, which only fixed counter 2 counts,
- * get upstream's pseudo-encoding on a general counter there.  The generic events are
- * the architectural ones CPUID reports available; there are no per-model
- * tables yet, so no cache events (ENOENT), as on upstream for a model it
- * does not know.
+ * get upstream's pseudo-encoding on a general counter there.
+ *
+ * The generic events are the architectural ones CPUID reports available;
+ * there are no per-model tables yet, so no cache events (ENOENT), as on
+ * upstream for a model it does not know.
  *
  * Counter indexes are the x86 layer's: general from 0, fixed from 32,
  * which are also their bits in GLOBAL_CTRL and GLOBAL_STATUS.
