@@ -317,7 +317,16 @@ static void intel_disable(struct perf_event *event)
 		intel_fixed_ctrl(idx - X86_ASSIGN_FIXED_BASE, 0);
 }
 
-static u64 intel_read(int idx);
+static u64 intel_read(int idx)
+{
+	u64 v;
+
+	if (idx >= X86_ASSIGN_FIXED_BASE)
+		rdpmcl((1 << 30) | (idx - X86_ASSIGN_FIXED_BASE), v);
+	else
+		rdpmcl(idx, v);
+	return v;
+}
 
 static u64 intel_status(void)
 {
@@ -342,17 +351,6 @@ static void intel_ack(u64 status)
 	/* Version 1 has no status to clear: a new period clears the bit. */
 	if (!intel_v1)
 		wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, status);
-}
-
-static u64 intel_read(int idx)
-{
-	u64 v;
-
-	if (idx >= X86_ASSIGN_FIXED_BASE)
-		rdpmcl((1 << 30) | (idx - X86_ASSIGN_FIXED_BASE), v);
-	else
-		rdpmcl(idx, v);
-	return v;
 }
 
 static void intel_write(int idx, u64 val)
