@@ -5,7 +5,9 @@
  * counters (PERF_CTL0-3, PERF_CTR0-3) when the CPU lacks the extension;
  * with PerfMonV2, the count CPUID 0x80000022 gives and the global
  * control, status and status-clear registers.  48-bit counters, a 12-bit
- * event select (bits 7:0 and 35:32), no fixed counters.
+ * event select (bits 7:0 and 35:32), no fixed counters.  The generic
+ * and cache events of family 17h and later; with the extension,
+ * large-increment events take a pair of counters.
  *
  * Without PerfMonV2 there is no global gate and no overflow status: the
  * PMU is switched off by clearing each started counter's enable bit
@@ -59,8 +61,53 @@ static const struct zen_event zen_events[] __initconst = {
 	{ PERF_COUNT_HW_REF_CPU_CYCLES,		{ 0, 0, 0x100000120 } },
 };
 
+/*
+ * PERF_TYPE_HW_CACHE from family 17h: the (cache, operation, result)
+ * triples that have an event; every other triple has none (ENOENT),
+ * except the operations a cache cannot see at all (EINVAL, below).
+ */
+#define CACHE_ID(c, o, r)	(PERF_COUNT_HW_CACHE_##c |		\
+				 PERF_COUNT_HW_CACHE_OP_##o << 8 |	\
+				 PERF_COUNT_HW_CACHE_RESULT_##r << 16)
+
+static const struct {
+	u32 id;
+	u16 config;
+} zen_cache_events[] = {
+	{ CACHE_ID(L1D, READ, ACCESS),		0x0040 },	/* data cache accesses */
+	{ CACHE_ID(L1D, READ, MISS),		0xc860 },	/* L2 accesses from DC misses */
+	{ CACHE_ID(L1D, PREFETCH, ACCESS),	0xff5a },	/* DC fills by hardware prefetch */
+	{ CACHE_ID(L1I, READ, ACCESS),		0x0080 },	/* instruction cache fetches */
+	{ CACHE_ID(L1I, READ, MISS),		0x0081 },	/* instruction cache misses */
+	{ CACHE_ID(DTLB, READ, ACCESS),		0xff45 },	/* L2 DTLB accesses */
+	{ CACHE_ID(DTLB, READ, MISS),		0xf045 },	/* L2 DTLB misses: table walks */
+	{ CACHE_ID(ITLB, READ, ACCESS),		0x0084 },	/* L1 ITLB misses that hit L2 */
+	{ CACHE_ID(ITLB, READ, MISS),		0xff85 },	/* L1 and L2 ITLB misses */
+	{ CACHE_ID(BPU, READ, ACCESS),		0x00c2 },	/* retired branches */
+	{ CACHE_ID(BPU, READ, MISS),		0x00c3 },	/* retired mispredicted branches */
+};
+
+#define OP(o)	BIT(PERF_COUNT_HW_CACHE_OP_##o)
+
+/* The operations each cache cannot see: instructions are not written. */
+static const u8 zen_cache_impossible[PERF_COUNT_HW_CACHE_MAX] = {
+	[PERF_COUNT_HW_CACHE_L1I]	= OP(WRITE),
+	[PERF_COUNT_HW_CACHE_ITLB]	= OP(WRITE) | OP(PREFETCH),
+	[PERF_COUNT_HW_CACHE_BPU]	= OP(WRITE) | OP(PREFETCH),
+	[PERF_COUNT_HW_CACHE_NODE]	= OP(WRITE) | OP(PREFETCH),
+};
+
+/*
+ * Large-increment events (family 17h and later, with PerfCtrExtCore):
+ * their count may grow by more than one a cycle, so each takes an even
+ * counter and merges the odd one after it into its count.
+ */
+#define AMD_PAIR_EVENT		0x003		/* retired SSE/AVX FLOPs */
+#define AMD_MERGE_CTL		(0xf000000ffULL | ARCH_PERFMON_EVENTSEL_ENABLE)
+
 static u64 amd_events[PERF_COUNT_HW_MAX] __ro_after_init;
 static u64 amd_counters __ro_after_init;
+static u64 amd_pairs __ro_after_init;		/* even counters with a next one */
 static u32 amd_ctl_base __ro_after_init;	/* PERF_CTL of counter 0 */
 static u32 amd_ctr_base __ro_after_init;	/* PERF_CTR of counter 0 */
 static int amd_stride __ro_after_init;		/* MSRs from one counter to the next */
@@ -109,9 +156,34 @@ static u64 amd_event_map(u64 id)
 	return amd_events[id];
 }
 
+static u64 amd_cache_event(unsigned int cache, unsigned int op,
+			   unsigned int result)
+{
+	u32 id = cache | op << 8 | result << 16;
+	int i;
+
+	if (zen_cache_impossible[cache] & BIT(op))
+		return X86_CACHE_INVALID;
+	for (i = 0; i < ARRAY_SIZE(zen_cache_events); i++)
+		if (zen_cache_events[i].id == id)
+			return zen_cache_events[i].config;
+	return 0;
+}
+
+/* The 12-bit event select of @config (bits 7:0 and 35:32). */
+static unsigned int amd_event_select(u64 config)
+{
+	return (config & 0xff) | ((config >> 24) & 0xf00);
+}
+
+static bool amd_is_pair(u64 config)
+{
+	return amd_pairs && amd_event_select(config) == AMD_PAIR_EVENT;
+}
+
 static u64 amd_constraint(u64 config)
 {
-	return amd_counters;
+	return amd_is_pair(config) ? amd_pairs : amd_counters;
 }
 
 /*
@@ -128,6 +200,8 @@ static int amd_hw_config(struct perf_event *event)
 		event->hw.config |= AMD64_EVENTSEL_GUESTONLY;
 	else if (attr->exclude_guest)
 		event->hw.config |= AMD64_EVENTSEL_HOSTONLY;
+	if (amd_is_pair(event->hw.config))
+		event->hw.flags |= X86_EVENT_PAIR;
 	return 0;
 }
 
@@ -172,6 +246,8 @@ static void amd_enable(struct perf_event *event)
 
 	a->ctl[idx] = event->hw.config;
 	a->started |= BIT_ULL(idx);
+	if (event->hw.flags & X86_EVENT_PAIR)
+		wrmsrl(amd_ctl(idx + 1), AMD_MERGE_CTL);
 	/* Without a global gate, a switched-off PMU starts it later. */
 	amd_write_ctl(a, idx, amd_v2 || !a->off);
 }
@@ -183,6 +259,8 @@ static void amd_disable(struct perf_event *event)
 
 	a->started &= ~BIT_ULL(idx);
 	amd_write_ctl(a, idx, false);
+	if (event->hw.flags & X86_EVENT_PAIR)
+		wrmsrl(amd_ctl(idx + 1), 0);
 }
 
 /* SVM goes on or off on this CPU: rewrite the started counters' controls. */
@@ -335,6 +413,9 @@ int __init amd_core_probe(struct x86_vendor *v)
 	for (i = 0; i < ARRAY_SIZE(zen_events); i++)
 		amd_events[zen_events[i].id] = zen_events[i].config[gen];
 	amd_counters = GENMASK_ULL(n - 1, 0);
+	/* Pairs need the extension; the K7 counters have none. */
+	if (boot_cpu_has(X86_FEATURE_PERFCTR_CORE))
+		amd_pairs = amd_counters & (amd_counters >> 1) & 0x5555555555555555ULL;
 
 	v->name = amd_v2 ? "AMD core counters with PerfMonV2" : "AMD core counters";
 	v->version = amd_v2 ? 2 : 0;
@@ -343,6 +424,7 @@ int __init amd_core_probe(struct x86_vendor *v)
 	v->max_period = AMD_TOP_BIT - 1;
 	v->config_mask = AMD64_RAW_EVENT_MASK;
 	v->event_map = amd_event_map;
+	v->cache_event = amd_cache_event;
 	v->constraint = amd_constraint;
 	v->hw_config = amd_hw_config;
 	v->enable_all = amd_enable_all;

@@ -19,6 +19,13 @@
  * fixed one before a general one, leaving general counters to events
  * that can use nothing else.
  *
+ * A paired event (AMD family 17h and later: an even counter and the odd
+ * one after it) is placed before all others, on its previous pair when
+ * that is free, else on the first free pair of its mask; the matching
+ * then runs on the counters left.  Placing pairs first is what a
+ * matching over pairs would do where every other event may count on any
+ * counter, which is the case on the PMUs that have pairs.
+ *
  * Cost: n events over C counters take O(n * (n + C)) steps at worst;
  * with the previous counters still free, O(n).  Everything lives on the
  * caller's stack or in the caller's arrays; no locks, no allocation:
@@ -102,6 +109,43 @@ static bool place(struct assign_state *s, int e)
 	}
 }
 
+/* Whether counters @c and @c + 1 are both free. */
+static bool pair_free(struct assign_state *s, int c)
+{
+	u64 both = BIT_ULL(c) | BIT_ULL(c + 1);
+
+	return c >= 0 && c + 1 < X86_ASSIGN_FIXED_BASE && !(c & 1) &&
+	       !(s->busy & both);
+}
+
+/*
+ * Place the paired event @e on its previous pair, or with @anywhere on
+ * the first free pair of its mask.
+ */
+static bool place_pair(struct assign_state *s, int e, bool anywhere)
+{
+	u64 mask = s->req[e].mask & GENMASK_ULL(X86_ASSIGN_FIXED_BASE - 1, 0);
+	int c = s->req[e].prev;
+
+	if (!(c >= 0 && c < X86_ASSIGN_COUNTERS && (mask & BIT_ULL(c)) &&
+	      pair_free(s, c))) {
+		if (!anywhere)
+			return false;
+		for (c = -1; mask; mask &= mask - 1) {
+			if (pair_free(s, __ffs64(mask))) {
+				c = __ffs64(mask);
+				break;
+			}
+		}
+		if (c < 0)
+			return false;
+	}
+	/* Both counters are the event's: no other event may take them. */
+	s->busy |= BIT_ULL(c) | BIT_ULL(c + 1);
+	s->assign[e] = c;
+	return true;
+}
+
 /**
  * x86_assign_counters - a distinct counter for each event
  * @req: what each event can count on, and where it counted before
@@ -109,8 +153,9 @@ static bool place(struct assign_state *s, int e)
  * @busy: counters taken already (by other users), which no event gets
  * @assign: on success, the counter of each event; scratch otherwise
  *
- * Finds an assignment whenever one exists.  Events keep their previous
- * counter when it is in their mask and not busy or kept by another.
+ * Finds an assignment whenever one exists (for paired events: where
+ * the others may count anywhere).  Events keep their previous counter
+ * when it is in their mask and not busy or kept by another.
  *
  * Return: 0, or -EINVAL when the events cannot all count at once.
  */
@@ -124,13 +169,22 @@ int x86_assign_counters(const struct x86_assign_req *req, int n, u64 busy,
 		return -EINVAL;
 	memset(s.owner, -1, sizeof(s.owner));
 
+	/* Pairs first: where they were, then wherever two are free. */
+	for (e = 0; e < n; e++)
+		assign[e] = -1;
+	for (e = 0; e < n; e++)
+		if (req[e].pair)
+			place_pair(&s, e, false);
+	for (e = 0; e < n; e++)
+		if (req[e].pair && assign[e] < 0 && !place_pair(&s, e, true))
+			return -EINVAL;
+
 	/* What was where, stays where it was. */
 	for (e = 0; e < n; e++) {
 		c = req[e].prev;
-		assign[e] = -1;
-		if (c < 0 || c >= X86_ASSIGN_COUNTERS)
+		if (req[e].pair || c < 0 || c >= X86_ASSIGN_COUNTERS)
 			continue;
-		if (!(req[e].mask & BIT_ULL(c)) || (busy & BIT_ULL(c)) ||
+		if (!(req[e].mask & BIT_ULL(c)) || (s.busy & BIT_ULL(c)) ||
 		    s.owner[c] >= 0)
 			continue;
 		s.owner[c] = e;

@@ -17,10 +17,14 @@
  * struct x86_assign_req - one event's wish
  * @mask: the counters it can count on (bit i: counter i)
  * @prev: the counter it had last time, or -1; kept when still possible
+ * @pair: it takes the counter after its own too (AMD's large-increment
+ *	events): @mask then holds only even general counters whose next
+ *	counter exists
  */
 struct x86_assign_req {
 	u64 mask;
 	int prev;
+	bool pair;
 };
 
 int x86_assign_counters(const struct x86_assign_req *req, int n, u64 busy,

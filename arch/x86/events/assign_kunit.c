@@ -3,8 +3,8 @@
  * KUnit tests of x86_assign_counters() (assign.c): previous counters
  * kept, fixed counters preferred, events moved to make room, busy
  * counters avoided, the impossible refused; every set of four events
- * over four counters checked against a brute-force search; and the
- * longest chains of moves on a full 64-counter PMU.
+ * over four counters checked against a brute-force search; the longest
+ * chains of moves on a full 64-counter PMU; and paired events.
  */
 #include <kunit/test.h>
 #include <linux/bitops.h>
@@ -32,7 +32,7 @@ static void check_valid(struct kunit *test, const struct x86_assign_req *req,
 
 static void keeps_previous_counters(struct kunit *test)
 {
-	struct x86_assign_req req[4];
+	struct x86_assign_req req[4] = {};
 	int assign[4], e;
 
 	for (e = 0; e < 4; e++) {
@@ -146,7 +146,7 @@ static bool brute(const u64 *mask, int n, int e, u64 used)
  */
 static void agrees_with_brute_force(struct kunit *test)
 {
-	struct x86_assign_req req[4];
+	struct x86_assign_req req[4] = {};
 	u64 mask[4];
 	int assign[4], n, e, ret;
 	unsigned int code, combos;
@@ -205,6 +205,42 @@ static void long_chains_of_moves(struct kunit *test)
 	check_valid(test, req, X86_ASSIGN_MAX_EVENTS, 0, assign);
 }
 
+/*
+ * Paired events (AMD's large-increment events, six counters): each
+ * takes an even counter and the one after it, before any other event;
+ * a pair keeps its counters when they are free, and three pairs fill
+ * the PMU.
+ */
+static void pairs_take_two_counters(struct kunit *test)
+{
+	struct x86_assign_req req[4] = {
+		{ .mask = 0x3f, .prev = 0 },
+		{ .mask = 0x15, .prev = -1, .pair = true },
+		{ .mask = 0x15, .prev = 4, .pair = true },
+		{ .mask = 0x3f, .prev = 5 },
+	};
+	int assign[4];
+
+	KUNIT_ASSERT_EQ(test, x86_assign_counters(req, 4, 0, assign), 0);
+	/* The pair on 4-5 stays; the other takes 0-1; counter 5 is lost. */
+	KUNIT_EXPECT_EQ(test, assign[2], 4);
+	KUNIT_EXPECT_EQ(test, assign[1], 0);
+	KUNIT_EXPECT_TRUE(test, assign[0] == 2 || assign[0] == 3);
+	KUNIT_EXPECT_TRUE(test, assign[3] == 2 || assign[3] == 3);
+	KUNIT_EXPECT_NE(test, assign[0], assign[3]);
+
+	/* Three pairs fill six counters: nothing more fits. */
+	req[0].pair = true;
+	req[0].mask = 0x15;
+	KUNIT_EXPECT_EQ(test, x86_assign_counters(req, 4, 0, assign), -EINVAL);
+	KUNIT_ASSERT_EQ(test, x86_assign_counters(req, 3, 0, assign), 0);
+	KUNIT_EXPECT_EQ(test, BIT(assign[0]) | BIT(assign[1]) | BIT(assign[2]), 0x15);
+	/* A busy odd counter takes its pair away. */
+	KUNIT_EXPECT_EQ(test, x86_assign_counters(req, 3, BIT_ULL(3), assign), -EINVAL);
+	KUNIT_ASSERT_EQ(test, x86_assign_counters(req, 2, BIT_ULL(3), assign), 0);
+	KUNIT_EXPECT_EQ(test, BIT(assign[0]) | BIT(assign[1]), 0x11);
+}
+
 static struct kunit_case assign_cases[] = {
 	KUNIT_CASE(keeps_previous_counters),
 	KUNIT_CASE(prefers_fixed_counters),
@@ -212,6 +248,7 @@ static struct kunit_case assign_cases[] = {
 	KUNIT_CASE(refuses_the_impossible),
 	KUNIT_CASE(agrees_with_brute_force),
 	KUNIT_CASE(long_chains_of_moves),
+	KUNIT_CASE(pairs_take_two_counters),
 	{}
 };
 

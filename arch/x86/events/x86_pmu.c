@@ -98,6 +98,11 @@ static int rdpmc_index(int idx)
 		(1 << 30) | (idx - X86_ASSIGN_FIXED_BASE) : idx;
 }
 
+static bool x86_event_paired(struct perf_event *event)
+{
+	return event->hw.flags & X86_EVENT_PAIR;
+}
+
 /* Fold what the counter counted since the last fold into the count. */
 static void x86_event_update(struct perf_event *event)
 {
@@ -161,7 +166,8 @@ static void cpu_start(struct perf_event *event, int flags)
 	}
 	hwc->state = 0;
 	c->running |= BIT_ULL(hwc->idx);
-	c->dirty |= BIT_ULL(hwc->idx);
+	/* A pair's odd counter holds the high part of the count. */
+	c->dirty |= (x86_event_paired(event) ? 3ULL : 1ULL) << hwc->idx;
 	x86v.enable(event);
 	perf_event_update_userpage(event);
 }
@@ -193,6 +199,22 @@ static u64 x86_event_counters(struct perf_event *event)
 	return x86v.constraint(event->hw.config) & x86v.counters;
 }
 
+/* Event @ev's wish for the assignment; @prev its counter, or -1. */
+static void x86_req(struct x86_assign_req *r, struct perf_event *ev, int prev)
+{
+	r->mask = x86_event_counters(ev);
+	r->prev = prev;
+	r->pair = x86_event_paired(ev);
+}
+
+/* The counters event @i of the CPU holds: its own, and the next if paired. */
+static u64 x86_assigned(struct x86_cpu_pmu *c, int i)
+{
+	u64 m = BIT_ULL(c->assign[i]);
+
+	return x86_event_paired(c->ev[i]) ? m | m << 1 : m;
+}
+
 /* Assign counters to the CPU's @n first events; 0 or -EINVAL. */
 static int x86_schedule(struct x86_cpu_pmu *c, int n)
 {
@@ -203,8 +225,7 @@ static int x86_schedule(struct x86_cpu_pmu *c, int n)
 		struct perf_event *ev = c->ev[i];
 		int idx = ev->hw.idx;
 
-		req[i].mask = x86_event_counters(ev);
-		req[i].prev = idx >= 0 && c->placed[idx] == ev ? idx : -1;
+		x86_req(&req[i], ev, idx >= 0 && c->placed[idx] == ev ? idx : -1);
 	}
 	return x86_assign_counters(req, n, 0, c->assign);
 }
@@ -222,15 +243,16 @@ static int x86_schedule_added(struct x86_cpu_pmu *c, int first, int n)
 	int i;
 
 	for (i = 0; i < first; i++)
-		used |= BIT_ULL(c->assign[i]);
+		used |= x86_assigned(c, i);
 	for (i = first; i < n; i++) {
 		free = x86_event_counters(c->ev[i]) & ~used;
-		if (!free)
+		/* Pairs need two counters: the full assignment finds them. */
+		if (!free || x86_event_paired(c->ev[i]))
 			return x86_schedule(c, n);
 		if (free & ~GENMASK_ULL(X86_ASSIGN_FIXED_BASE - 1, 0))
 			free &= ~GENMASK_ULL(X86_ASSIGN_FIXED_BASE - 1, 0);
 		c->assign[i] = __ffs64(free);
-		used |= BIT_ULL(c->assign[i]);
+		used |= x86_assigned(c, i);
 	}
 	return 0;
 }
@@ -399,16 +421,27 @@ static void cpu_pmu_disable(struct pmu *pmu)
 	x86v.disable_all();
 }
 
-/* The PERF_TYPE_HW_CACHE events: none without a model's tables. */
-static int x86_cache_config(u64 config)
+/*
+ * A PERF_TYPE_HW_CACHE event's counter config, from the vendor's table:
+ * cache in bits 7:0 of @config, operation in 15:8, result in 23:16 (the
+ * bits above are ignored).  Without a table, no event (-ENOENT).
+ */
+static int x86_cache_config(u64 config, u64 *out)
 {
-	u64 type = config & 0xff, op = (config >> 8) & 0xff;
-	u64 result = (config >> 16) & 0xff;
+	unsigned int type = config & 0xff, op = (config >> 8) & 0xff;
+	unsigned int result = (config >> 16) & 0xff;
 
 	if (type >= PERF_COUNT_HW_CACHE_MAX || op >= PERF_COUNT_HW_CACHE_OP_MAX ||
 	    result >= PERF_COUNT_HW_CACHE_RESULT_MAX)
 		return -EINVAL;
-	return -ENOENT;
+	if (!x86v.cache_event)
+		return -ENOENT;
+	*out = x86v.cache_event(array_index_nospec(type, PERF_COUNT_HW_CACHE_MAX),
+				array_index_nospec(op, PERF_COUNT_HW_CACHE_OP_MAX),
+				array_index_nospec(result, PERF_COUNT_HW_CACHE_RESULT_MAX));
+	if (*out == X86_CACHE_INVALID)
+		return -EINVAL;
+	return *out ? 0 : -ENOENT;
 }
 
 /* Whether the group @event joins still fits the counters on its own. */
@@ -417,22 +450,20 @@ static int x86_validate_group(struct perf_event *event)
 	struct x86_assign_req req[X86_PMU_MAX_EVENTS];
 	int assign[X86_PMU_MAX_EVENTS];
 	struct perf_event *leader = event->group_leader, *sib;
-	int n = 0, i;
+	int n = 0;
 
 	if (leader->pmu == event->pmu)
-		req[n++].mask = x86_event_counters(leader);
+		x86_req(&req[n++], leader, -1);
 	for_each_sibling_event(sib, leader) {
 		if (sib->pmu != event->pmu || sib->state <= PERF_EVENT_STATE_OFF)
 			continue;
 		if (n >= X86_PMU_MAX_EVENTS)
 			return -EINVAL;
-		req[n++].mask = x86_event_counters(sib);
+		x86_req(&req[n++], sib, -1);
 	}
 	if (n >= X86_PMU_MAX_EVENTS)
 		return -EINVAL;
-	req[n++].mask = x86_event_counters(event);
-	for (i = 0; i < n; i++)
-		req[i].prev = -1;
+	x86_req(&req[n++], event, -1);
 	return x86_assign_counters(req, n, 0, assign);
 }
 
@@ -461,7 +492,10 @@ static int cpu_event_init(struct perf_event *event)
 			return -ENOENT;
 		break;
 	case PERF_TYPE_HW_CACHE:
-		return x86_cache_config(attr->config);
+		err = x86_cache_config(attr->config, &config);
+		if (err)
+			return err;
+		break;
 	default:
 		return -ENOENT;
 	}
@@ -477,6 +511,7 @@ static int cpu_event_init(struct perf_event *event)
 		hwc->config |= ARCH_PERFMON_EVENTSEL_USR;
 	if (!attr->exclude_kernel)
 		hwc->config |= ARCH_PERFMON_EVENTSEL_OS;
+	hwc->flags = 0;
 	if (x86v.hw_config) {
 		err = x86v.hw_config(event);
 		if (err)
@@ -486,7 +521,6 @@ static int cpu_event_init(struct perf_event *event)
 		return -EINVAL;
 	hwc->idx = -1;
 	hwc->last_cpu = -1;
-	hwc->flags = 0;
 	if (READ_ONCE(rdpmc_mode))
 		hwc->flags |= PERF_EVENT_FLAG_USER_READ_CNT;
 

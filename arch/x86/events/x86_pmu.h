@@ -9,6 +9,13 @@
 
 #include "assign.h"
 
+/*
+ * hw.flags of an event that takes the counter after its own too (set by
+ * the vendor's hw_config): AMD's large-increment events, whose count can
+ * grow by more than one a cycle and spills into the odd counter.
+ */
+#define X86_EVENT_PAIR		BIT(0)
+
 /**
  * struct x86_vendor - what a vendor driver tells the x86 layer
  * @name: the PMU's name in the boot log
@@ -22,8 +29,13 @@
  * @max_period: the longest period one counter run may have
  * @config_mask: the PERF_TYPE_RAW config bits user space may set
  * @event_map: the config of a PERF_TYPE_HARDWARE event, 0 if none
- * @constraint: the counters a config may count on
- * @hw_config: adjust a new event's hw.config, or refuse it (optional)
+ * @cache_event: the config of a PERF_TYPE_HW_CACHE event (cache, op,
+ *	result, each in range), 0 when the CPU has no such event, or
+ *	%X86_CACHE_INVALID when it cannot have one (optional: none)
+ * @constraint: the counters a config may count on (for a paired event,
+ *	the even counters of its pairs)
+ * @hw_config: adjust a new event's hw.config and hw.flags, or refuse it
+ *	(optional)
  * @enable_all: let the counters of @active count (the PMU on)
  * @disable_all: stop all counters at once (the PMU off)
  * @enable: program and start the event's counter (hw.idx)
@@ -50,6 +62,8 @@ struct x86_vendor {
 	u64 max_period;
 	u64 config_mask;
 	u64 (*event_map)(u64 hw_id);
+	u64 (*cache_event)(unsigned int cache, unsigned int op,
+			   unsigned int result);
 	u64 (*constraint)(u64 config);
 	int (*hw_config)(struct perf_event *event);
 	void (*enable_all)(u64 active);
@@ -63,6 +77,9 @@ struct x86_vendor {
 	struct attribute **format;
 	struct perf_guest_switch_msr *(*guest_msrs)(int *nr);
 };
+
+/* What cache_event() returns for an operation a cache cannot have. */
+#define X86_CACHE_INVALID	(~0ULL)
 
 const struct x86_vendor *x86_pmu_vendor(void);
 
