@@ -34,28 +34,8 @@ static int instructions_capacity(void)
 	return pmu_is("amd") ? 6 : 4;
 }
 
-/* An event of any type on the calling task, counting user mode only. */
-static int open_user(uint32_t type, uint64_t config, int group_fd,
-		     int pinned, int inherit, uint64_t fmt)
-{
-	struct perf_event_attr attr = {
-		.type = type,
-		.size = sizeof(attr),
-		.config = config,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.pinned = pinned,
-		.inherit = inherit,
-		.read_format = fmt,
-		.disabled = group_fd < 0,
-	};
-
-	return sys_perf_event_open(&attr, 0, -1, group_fd, 0);
-}
-
 FIXTURE(hws) {
 	long watchdog;
-	int restore;
 	int fds[16];
 	int n;
 };
@@ -65,25 +45,21 @@ FIXTURE_SETUP(hws)
 	const char *why;
 	int fail;
 
-	self->restore = 0;
+	self->watchdog = -1;
 	self->n = 0;
 	why = hw_unavailable(&fail);
 	if (why) {
 		ASSERT_FALSE(fail) TH_LOG("%s", why);
 		SKIP(return, "%s", why);
 	}
-	if (!read_sysctl("nmi_watchdog", &self->watchdog) && self->watchdog) {
-		ASSERT_EQ(write_sysctl("nmi_watchdog", 0), 0);
-		self->restore = 1;
-	}
+	ASSERT_EQ(watchdog_pause(&self->watchdog), 0);
 }
 
 FIXTURE_TEARDOWN(hws)
 {
 	while (self->n > 0)
 		close(self->fds[--self->n]);
-	if (self->restore)
-		write_sysctl("nmi_watchdog", self->watchdog);
+	watchdog_resume(self->watchdog);
 }
 
 /* Keep @fd for teardown; returns it. */

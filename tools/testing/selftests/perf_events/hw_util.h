@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the tests of hardware events share (hw.c, hw_sched.c): the loop
- * of known length, which PMU the runner booted (PERFTEST_PMU), whether
- * the tests can run, and opening and counting a hardware event.
+ * What the tests of hardware events share (hw.c, hw_sched.c,
+ * hw_config.c): the loop of known length, which PMU the runner booted
+ * (PERFTEST_PMU), whether the tests can run, the NMI watchdog out of the
+ * way, and opening and counting a hardware event.
  */
 #ifndef HW_UTIL_H
 #define HW_UTIL_H
@@ -74,6 +75,29 @@ static inline const char *hw_unavailable(int *fail)
 	return "the guest has an emulated PMU, but the kernel registered no \"cpu\" PMU";
 }
 
+/*
+ * The NMI watchdog holds a counter on every CPU: off while a test needs
+ * them all.  *@saved is the value to put back, -1 when there is none.
+ */
+static inline int watchdog_pause(long *saved)
+{
+	long v;
+
+	*saved = -1;
+	if (read_sysctl("nmi_watchdog", &v) || !v)
+		return 0;
+	if (write_sysctl("nmi_watchdog", 0))
+		return -1;
+	*saved = v;
+	return 0;
+}
+
+static inline void watchdog_resume(long saved)
+{
+	if (saved >= 0)
+		write_sysctl("nmi_watchdog", saved);
+}
+
 /* A hardware event on the calling task, disabled; -1 on error. */
 static inline int open_hw(uint64_t config, int user, int kernel, int group_fd,
 			  uint64_t fmt)
@@ -85,6 +109,25 @@ static inline int open_hw(uint64_t config, int user, int kernel, int group_fd,
 		.exclude_user = !user,
 		.exclude_kernel = !kernel,
 		.exclude_hv = 1,
+		.read_format = fmt,
+		.disabled = group_fd < 0,
+	};
+
+	return sys_perf_event_open(&attr, 0, -1, group_fd, 0);
+}
+
+/* An event of any type on the calling task, counting user mode only. */
+static inline int open_user(uint32_t type, uint64_t config, int group_fd,
+			    int pinned, int inherit, uint64_t fmt)
+{
+	struct perf_event_attr attr = {
+		.type = type,
+		.size = sizeof(attr),
+		.config = config,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.pinned = pinned,
+		.inherit = inherit,
 		.read_format = fmt,
 		.disabled = group_fd < 0,
 	};
