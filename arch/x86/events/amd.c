@@ -436,5 +436,6 @@ int __init amd_core_probe(struct x86_vendor *v)
 	v->read = amd_read;
 	v->write = amd_write;
 	v->format = amd_format;
+	v->sample_ended_period = amd_v2;
 	return 0;
 }

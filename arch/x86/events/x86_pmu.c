@@ -702,6 +702,7 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 		x86v.ack(status);
 		while (status) {
 			struct perf_event *ev;
+			u64 ended;
 
 			idx = __ffs64(status);
 			status &= status - 1;
@@ -710,11 +711,13 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 			if (!ev || !(c->running & BIT_ULL(idx)))
 				continue;
 			x86_event_update(ev);
+			ended = ev->hw.last_period;
 			due = x86_set_period(ev);
 			perf_event_update_userpage_offset(ev);
 			if (!due)
 				continue;
-			perf_sample_data_init(&data, 0, ev->hw.last_period);
+			perf_sample_data_init(&data, 0, x86v.sample_ended_period ?
+					      ended : ev->hw.last_period);
 			if (perf_event_overflow(ev, &data, regs))
 				cpu_stop(ev, 0);
 		}

@@ -44,6 +44,10 @@
  * @ack: clear those overflow bits
  * @read: the counter's value now
  * @write: set the counter's value
+ * @sample_ended_period: a sample's PERF_SAMPLE_PERIOD is the period that
+ *	ended there (AMD with PerfMonV2, as upstream's handler for it does)
+ *	rather than the one that starts there; the two differ in frequency
+ *	mode, where the period changes between overflows
  * @format: sysfs format/ attributes
  * @guest_msrs: what a hypervisor switches at guest entry and exit so that
  *	host-only events stop in the guest and guest-only ones count only
@@ -74,6 +78,7 @@ struct x86_vendor {
 	void (*ack)(u64 status);
 	u64 (*read)(int idx);
 	void (*write)(int idx, u64 val);
+	bool sample_ended_period;
 	struct attribute **format;
 	struct perf_guest_switch_msr *(*guest_msrs)(int *nr);
 };
