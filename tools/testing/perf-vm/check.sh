@@ -14,7 +14,7 @@
 # emulated x86 PMU (make qemu-pmu): Intel (architectural perfmon v4 and
 # v1), AMD with PerfMonV2 and legacy AMD, on stock (whose drivers are the
 # reference) and ours; Intel under
-# -icount on stock; and Intel on our debug kernel.  Each of these runs but
+# -icount on both (PERFTEST_ICOUNT=1 there); and Intel on our debug kernel.  Each of these runs but
 # the -icount one ends with a real hard lockup that the NMI watchdog must
 # report.
 . "$(dirname "$0")/lib.sh"
@@ -67,12 +67,13 @@ summaries=()
 run() {
 	local label=$1 k=$2 smp=$3 mem=$4 tmo=$5
 	shift 5
-	local img=$BUILD/$k/arch/x86/boot/bzImage
+	local img=$BUILD/$k/arch/x86/boot/bzImage icount=0
+	[ "${VMOPTS:-}" = -I ] && icount=1
 	log "running ${#@} test programs on $label"
 	# shellcheck disable=SC2086
 	"$PERFVM/vm.sh" ${VMOPTS:-} -k "$img" -s "$smp" -m "$mem" -t "$tmo" \
 		-c "$results/$label.console" -o "$results/$label.out" -- \
-		"PERFTEST_PMU=${PMU:-none} PERFTEST_TIMEOUT=$((tmo / 3)) PERFTEST_HELPERS=$tests_dir/guest sh $PERFVM/guest-tests.sh $*" >/dev/null
+		"PERFTEST_PMU=${PMU:-none} PERFTEST_ICOUNT=$icount PERFTEST_TIMEOUT=$((tmo / 3)) PERFTEST_HELPERS=$tests_dir/guest sh $PERFVM/guest-tests.sh $*" >/dev/null
 	local st=$?
 	"$PERFVM/summarize.py" "$label" "$results/$label.out" \
 		"$results/$label.console" "$st" | tee "$results/$label.summary" |
@@ -111,7 +112,7 @@ for k in $kernels; do
 		pmu_run "$k" intel-v1
 		pmu_run "$k" amd
 		pmu_run "$k" amd-legacy
-		[ "$k" = stock ] && pmu_run "$k" intel -I
+		pmu_run "$k" intel -I
 		;;
 	debug)
 		if [ -z "$only_pmu" ]; then

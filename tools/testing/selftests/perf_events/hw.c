@@ -282,6 +282,110 @@ TEST_F(hw, sampling_period_exact)
 }
 
 /*
+ * Frequency mode: FREQ_HZ samples a second of a user instructions event
+ * over a loop of FREQ_LOOP instructions, the period adjusted at every
+ * sample and every tick.  A sample's PERF_SAMPLE_PERIOD is the period
+ * that starts there (Intel, and AMD without PerfMonV2), or the one that
+ * ended there (AMD with PerfMonV2): upstream's PMI handlers differ.  So
+ * the count (PERF_SAMPLE_READ) grows from one sample to the next by
+ * exactly the earlier, or this, sample's period: no sample is lost or
+ * extra.  The first samples, with periods of a few events (the counter
+ * runs at least 2, and a much shorter new period restarts it), are left
+ * out of that check.  Under -icount (PERFTEST_ICOUNT=1) guest time
+ * follows the instructions, and the samples of the second half come
+ * FREQ_HZ a second, within 5%.
+ */
+#define FREQ_HZ		4000
+#define FREQ_LOOP	50000000UL
+#define FREQ_MAX	1024
+
+struct freq_sample {
+	uint64_t time, period, count;
+};
+
+static int read_freq_samples(struct perf_rb *rb, struct freq_sample *smp,
+			     int *lost)
+{
+	struct perf_event_header *h;
+	int n = 0;
+
+	*lost = 0;
+	if (rb_fetch(rb) < 0)
+		return -1;
+	while ((h = rb_next(rb))) {
+		struct rec_cur c = rc_init(h);
+
+		if (h->type == PERF_RECORD_LOST || h->type == PERF_RECORD_THROTTLE)
+			(*lost)++;
+		if (h->type != PERF_RECORD_SAMPLE || n >= FREQ_MAX)
+			continue;
+		smp[n].time = rc_u64(&c);
+		smp[n].period = rc_u64(&c);
+		smp[n].count = rc_u64(&c);
+		n++;
+	}
+	return n;
+}
+
+TEST_F(hw, sampling_freq_accounts_every_period)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.freq = 1,
+		.sample_freq = FREQ_HZ,
+		.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	static struct freq_sample smp[FREQ_MAX];
+	const char *icount = getenv("PERFTEST_ICOUNT");
+	uint64_t total, span;
+	int fd, n, lost, i, checked = 0;
+	struct perf_rb rb;
+
+	ASSERT_EQ(unthrottle(self), 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(rb_map(&rb, fd, 64), 0);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	spin(FREQ_LOOP / 2);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	total = read_count(fd);
+	n = read_freq_samples(&rb, smp, &lost);
+	ASSERT_GE(n, 8);
+	ASSERT_LT(n, FREQ_MAX);
+	EXPECT_EQ(lost, 0);
+	for (i = 2; i < n; i++) {
+		if (smp[i].period < 64 || smp[i - 1].period < 64 ||
+		    smp[i - 2].period < 64)
+			continue;
+		EXPECT_EQ(smp[i].count - smp[i - 1].count,
+			  smp[i - (pmu_is("amd") ? 0 : 1)].period)
+			TH_LOG("sample %d of %d", i, n);
+		checked++;
+	}
+	EXPECT_GT(checked, n / 2);
+	/* After the last sample, less than a period of counts remains. */
+	EXPECT_LE(smp[n - 1].count, total);
+	EXPECT_LT(total - smp[n - 1].count, 2 * smp[n - 1].period);
+
+	span = smp[n - 1].time - smp[n / 2].time;
+	TH_LOG("%d samples; the second half %llu ns apart on average", n,
+	       (unsigned long long)(span / (n - 1 - n / 2)));
+	if (icount && !strcmp(icount, "1")) {
+		uint64_t want = (uint64_t)(n - 1 - n / 2) * 1000000000 / FREQ_HZ;
+
+		EXPECT_LT(span, want + want / 20);
+		EXPECT_GT(span, want - want / 20);
+	}
+	rb_unmap(&rb);
+	close(fd);
+}
+
+/*
  * The PMI is precise even when another interrupt is due at the same
  * instruction: a software timer sampling every 20 us beside a counter
  * overflowing every 1009 instructions.  Every instructions sample is in
