@@ -288,8 +288,11 @@ TEST_F(hw, sampling_period_exact)
  * that starts there (Intel, and AMD without PerfMonV2), or the one that
  * ended there (AMD with PerfMonV2): upstream's PMI handlers differ.  So
  * the count (PERF_SAMPLE_READ) grows from one sample to the next by
- * exactly the earlier, or this, sample's period: no sample is lost or
- * extra.  The first samples, with periods of a few events (the counter
+ * the earlier, or this, sample's period: no sample is lost or extra.  A
+ * PMI may come one instruction late (seen once in 428 samples on stock's
+ * K7-counter AMD), so a sample's count may hold one instruction of the
+ * next period, never more: the sum of the differences stays within one.
+ * The first samples, with periods of a few events (the counter
  * runs at least 2, and a much shorter new period restarts it), are left
  * out of that check.  Under -icount (PERFTEST_ICOUNT=1) guest time
  * follows the instructions, and the samples of the second half come
@@ -344,6 +347,7 @@ TEST_F(hw, sampling_freq_accounts_every_period)
 	const char *icount = getenv("PERFTEST_ICOUNT");
 	uint64_t total, span;
 	int fd, n, lost, i, checked = 0;
+	int64_t drift = 0;
 	struct perf_rb rb;
 
 	ASSERT_EQ(unthrottle(self), 0);
@@ -362,9 +366,10 @@ TEST_F(hw, sampling_freq_accounts_every_period)
 		if (smp[i].period < 64 || smp[i - 1].period < 64 ||
 		    smp[i - 2].period < 64)
 			continue;
-		EXPECT_EQ(smp[i].count - smp[i - 1].count,
-			  smp[i - (pmu_is("amd") ? 0 : 1)].period)
-			TH_LOG("sample %d of %d", i, n);
+		drift += (int64_t)(smp[i].count - smp[i - 1].count) -
+			 (int64_t)smp[i - (pmu_is("amd") ? 0 : 1)].period;
+		EXPECT_LE(drift, 1) TH_LOG("sample %d of %d", i, n);
+		EXPECT_GE(drift, -1) TH_LOG("sample %d of %d", i, n);
 		checked++;
 	}
 	EXPECT_GT(checked, n / 2);
