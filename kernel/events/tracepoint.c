@@ -8,7 +8,10 @@
  *
  * Context: perf_tp_event() runs with preemption off, in any context, with
  * this CPU's software recursion slot held by the caller.  Lists are walked
- * under RCU; events are freed after a grace period.
+ * under RCU; events are freed after a grace period.  A filter is set
+ * (PERF_EVENT_IOC_SET_FILTER) on the event user space opened and read by
+ * its inherited copies too: the parent outlives them, and its filter is
+ * freed only with it.
  */
 #include <linux/trace_events.h>
 #include <linux/slab.h>
@@ -18,11 +21,15 @@
 static bool tp_event_match(struct perf_event *event, void *record,
 			   struct pt_regs *regs)
 {
+	/* Filters are set on the event user space opened, not on its copies. */
+	struct event_filter *filter = event->parent ? event->parent->filter :
+						      event->filter;
+
 	if (event->hw.state & PERF_HES_STOPPED)
 		return false;
 	if (event->attr.exclude_kernel && !user_mode(regs))
 		return false;
-	if (event->filter && !filter_match_preds(event->filter, record))
+	if (filter && !filter_match_preds(filter, record))
 		return false;
 	return true;
 }
