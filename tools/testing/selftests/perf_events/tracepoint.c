@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tracepoint events (PERF_TYPE_TRACEPOINT): counting the hits of one
+ * tracepoint, signal:signal_generate, which fires in the sender of a
+ * signal; PERF_EVENT_IOC_SET_FILTER with an ftrace filter expression;
+ * and the filter of an inherited event applying in the children, whose
+ * copies of the event have none of their own.
+ *
+ * A kernel without event tracing has no tracepoint PMU: the tests skip
+ * there.
+ */
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include "../kselftest_harness.h"
+#include "perf_util.h"
+
+#define NO_TRACING "no event tracing in this kernel (CONFIG_EVENT_TRACING; issue 13)"
+
+static void on_signal(int sig)
+{
+}
+
+/* A counting event for signal:signal_generate on the calling task. */
+static int open_signal_generate(int inherit)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.inherit = inherit,
+		.disabled = 1,
+	};
+	long id = tp_id("signal", "signal_generate");
+
+	if (id < 0)
+		return -2;
+	attr.config = id;
+	return sys_perf_event_open(&attr, 0, -1, -1, 0);
+}
+
+/* Send SIGUSR1 @usr1 times and SIGUSR2 @usr2 times to the caller. */
+static void raise_signals(int usr1, int usr2)
+{
+	while (usr1-- > 0)
+		raise(SIGUSR1);
+	while (usr2-- > 0)
+		raise(SIGUSR2);
+}
+
+FIXTURE(tp) {
+	int fd;
+};
+
+FIXTURE_SETUP(tp)
+{
+	self->fd = -1;
+	signal(SIGUSR1, on_signal);
+	signal(SIGUSR2, on_signal);
+}
+
+FIXTURE_TEARDOWN(tp)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(tp, counts_each_hit)
+{
+	self->fd = open_signal_generate(0);
+	if (self->fd == -2)
+		SKIP(return, NO_TRACING);
+	ASSERT_GE(self->fd, 0) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	raise_signals(3, 5);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	EXPECT_EQ(read_count(self->fd), 8);
+}
+
+TEST_F(tp, filter_selects_hits)
+{
+	self->fd = open_signal_generate(0);
+	if (self->fd == -2)
+		SKIP(return, NO_TRACING);
+	ASSERT_GE(self->fd, 0) TH_LOG("%s", strerror(errno));
+	/* A malformed expression and an unknown field: EINVAL. */
+	EXPECT_EQ(ioctl(self->fd, PERF_EVENT_IOC_SET_FILTER, "sig =="), -1);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(ioctl(self->fd, PERF_EVENT_IOC_SET_FILTER, "no_such_field == 1"), -1);
+	EXPECT_EQ(errno, EINVAL);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_SET_FILTER, "sig == 10"), 0);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	raise_signals(3, 5);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	EXPECT_EQ(read_count(self->fd), 3);
+}
+
+/*
+ * Only the event user space opened holds the filter; the children's
+ * copies count what it selects, and their counts fold back at exit.
+ */
+TEST_F(tp, inherited_event_filters_in_children)
+{
+	int status;
+	pid_t pid;
+
+	self->fd = open_signal_generate(1);
+	if (self->fd == -2)
+		SKIP(return, NO_TRACING);
+	ASSERT_GE(self->fd, 0) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_SET_FILTER, "sig == 10"), 0);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		raise_signals(3, 5);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	EXPECT_EQ(read_count(self->fd), 3);
+}
+
+TEST_HARNESS_MAIN
