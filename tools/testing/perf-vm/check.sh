@@ -14,7 +14,7 @@
 # emulated x86 PMU (make qemu-pmu): Intel (architectural perfmon v4 and
 # v1), AMD with PerfMonV2 and legacy AMD, on stock (whose drivers are the
 # reference) and ours; Intel under
-# -icount on both (PERFTEST_ICOUNT=1 there); and Intel on our debug kernel.  Each of these runs but
+# -icount on stock (PERFTEST_ICOUNT=1 there); and Intel on our debug kernel.  Each of these runs but
 # the -icount one ends with a real hard lockup that the NMI watchdog must
 # report.
 . "$(dirname "$0")/lib.sh"
@@ -112,7 +112,12 @@ for k in $kernels; do
 		pmu_run "$k" intel-v1
 		pmu_run "$k" amd
 		pmu_run "$k" amd-legacy
-		pmu_run "$k" intel -I
+		# -icount on stock only, for time and because the emulator
+		# can raise a PMI outside an I/O point when a counter wraps
+		# at a privilege change (SYSCALL), which aborts QEMU under
+		# -icount ("Raised interrupt while not in I/O function";
+		# seen once, on ours, in perf_tool.sh).
+		[ "$k" = stock ] && pmu_run "$k" intel -I
 		;;
 	debug)
 		if [ -z "$only_pmu" ]; then
