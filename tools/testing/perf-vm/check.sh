@@ -112,11 +112,7 @@ for k in $kernels; do
 		pmu_run "$k" intel-v1
 		pmu_run "$k" amd
 		pmu_run "$k" amd-legacy
-		# -icount on stock only, for time and because the emulator
-		# can raise a PMI outside an I/O point when a counter wraps
-		# at a privilege change (SYSCALL), which aborts QEMU under
-		# -icount ("Raised interrupt while not in I/O function";
-		# seen once, on ours, in perf_tool.sh).
+		# -icount on stock only, for time.
 		[ "$k" = stock ] && pmu_run "$k" intel -I
 		;;
 	debug)
