@@ -22,9 +22,6 @@
 #if IS_ENABLED(CONFIG_CGROUP_PERF)
 #error "perf: CONFIG_CGROUP_PERF is not supported yet; disable it"
 #endif
-#if IS_ENABLED(CONFIG_KPROBE_EVENTS) || IS_ENABLED(CONFIG_UPROBE_EVENTS)
-#error "perf: CONFIG_KPROBE_EVENTS and CONFIG_UPROBE_EVENTS are not supported yet"
-#endif
 #if IS_ENABLED(CONFIG_BPF_SYSCALL) || IS_ENABLED(CONFIG_BPF_EVENTS)
 #error "perf: CONFIG_BPF_SYSCALL is not supported yet; disable it"
 #endif
@@ -46,6 +43,7 @@ void __init perf_event_init(void)
 	per_cpu_ptr(&perf_cpu_context, smp_processor_id())->online = 1;
 	perf_swevent_register();
 	perf_tp_register();
+	perf_probe_register();
 	WARN(init_hw_breakpoint(), "perf: breakpoint PMU not registered\n");
 	perf_test_pmu_register();
 	pr_info("perf: perf_event core (perfng) ready: software and breakpoint events\n");

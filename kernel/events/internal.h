@@ -391,6 +391,9 @@ void perf_swevent_register(void);
 void perf_tp_register(void);
 int perf_tp_set_filter(struct perf_event *event, char *filter);
 void perf_tp_free_filter(struct perf_event *event);
+void perf_tp_start(struct perf_event *event, int flags);
+void perf_tp_stop(struct perf_event *event, int flags);
+void perf_tp_read(struct perf_event *event);
 #else
 static inline void perf_tp_register(void) { }
 static inline int perf_tp_set_filter(struct perf_event *event, char *filter)
@@ -398,6 +401,19 @@ static inline int perf_tp_set_filter(struct perf_event *event, char *filter)
 	return -EINVAL;
 }
 static inline void perf_tp_free_filter(struct perf_event *event) { }
+#endif
+
+/* probe.c */
+#if defined(CONFIG_KPROBE_EVENTS) || defined(CONFIG_UPROBE_EVENTS)
+bool perf_probe_event(struct perf_event *event);
+void perf_probe_register(void);
+#else
+static inline bool perf_probe_event(struct perf_event *event)
+{
+	return false;
+}
+
+static inline void perf_probe_register(void) { }
 #endif
 
 /* sysctl.c */

@@ -152,17 +152,31 @@ static int tp_event_init(struct perf_event *event)
 	return 0;
 }
 
-static void tp_start(struct perf_event *event, int flags)
+/**
+ * perf_tp_start - pmu::start of the tracepoint and probe PMUs
+ * @event: the event
+ * @flags: PERF_EF_* flags; nothing to reload
+ */
+void perf_tp_start(struct perf_event *event, int flags)
 {
 	event->hw.state = 0;
 }
 
-static void tp_stop(struct perf_event *event, int flags)
+/**
+ * perf_tp_stop - pmu::stop of the tracepoint and probe PMUs
+ * @event: the event
+ * @flags: PERF_EF_* flags; the count is always up to date
+ */
+void perf_tp_stop(struct perf_event *event, int flags)
 {
 	event->hw.state = PERF_HES_STOPPED;
 }
 
-static void tp_read(struct perf_event *event)
+/**
+ * perf_tp_read - pmu::read of the tracepoint and probe PMUs
+ * @event: the event; its count is added at each hit, nothing to read
+ */
+void perf_tp_read(struct perf_event *event)
 {
 }
 
@@ -171,21 +185,21 @@ static struct pmu perf_tracepoint = {
 	.event_init	= tp_event_init,
 	.add		= perf_trace_add,
 	.del		= perf_trace_del,
-	.start		= tp_start,
-	.stop		= tp_stop,
-	.read		= tp_read,
+	.start		= perf_tp_start,
+	.stop		= perf_tp_stop,
+	.read		= perf_tp_read,
 };
 
 /**
- * perf_tp_set_filter - PERF_EVENT_IOC_SET_FILTER on a tracepoint event
- * @event: the event
+ * perf_tp_set_filter - PERF_EVENT_IOC_SET_FILTER on a trace event
+ * @event: the event: a tracepoint, or a kprobe or uprobe PMU event
  * @filter: the filter expression
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno; -EINVAL for any other event.
  */
 int perf_tp_set_filter(struct perf_event *event, char *filter)
 {
-	if (event->attr.type != PERF_TYPE_TRACEPOINT)
+	if (event->attr.type != PERF_TYPE_TRACEPOINT && !perf_probe_event(event))
 		return -EINVAL;
 	return ftrace_profile_set_filter(event, event->attr.config, filter);
 }
