@@ -32,8 +32,7 @@
 #include "perf_util.h"
 #include "perf_rb.h"
 
-#define noinline	__attribute__((noinline, noclone))
-#define BP_TEXT		__attribute__((section("bp_text")))
+#define BP_TEXT		__section("bp_text")
 
 #define NSLOTS		4		/* DR0..DR3 */
 #define RB_PAGES	8

@@ -11,8 +11,6 @@
 #include <sys/utsname.h>
 #include "perf_util.h"
 
-#define noinline	__attribute__((noinline, noclone))
-
 /* The loop every test counts: exactly 2 * @n instructions, @n >= 1. */
 static noinline void spin(unsigned long n)
 {

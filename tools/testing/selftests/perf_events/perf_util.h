@@ -40,6 +40,10 @@
 #define F_GRP	PERF_FORMAT_GROUP
 #define F_LOST	PERF_FORMAT_LOST
 
+/* The kernel's spellings, for functions and data the tests probe. */
+#define noinline	__attribute__((noinline, noclone))
+#define __section(s)	__attribute__((section(s)))
+
 /* The uid and gid of the unprivileged user (nobody). */
 #define NOBODY_ID	65534
 

@@ -23,7 +23,6 @@
 #include "perf_worker.h"
 #include "perf_rb.h"
 
-#define noinline	__attribute__((noinline, noclone))
 
 /* In loops over samples: stop at the first failed expectation. */
 #define LOOP_FAILED()	(_metadata->exit_code == KSFT_FAIL)
@@ -136,7 +135,7 @@ static noinline uint64_t chain_a(char *p, uint64_t *ip)
 /* A busy loop in a section of its own, so that its range is known. */
 extern char __start_perf_busy_text[], __stop_perf_busy_text[];
 
-static noinline __attribute__((section("perf_busy_text")))
+static noinline __section("perf_busy_text")
 uint64_t busy_chunk(uint64_t loops)
 {
 	uint64_t x = loops, i;

@@ -423,7 +423,7 @@ TEST(bp_read_and_rw)
 	close(fd);
 }
 
-static void __attribute__((noinline, noclone)) bp_target_fn(void)
+static void noinline bp_target_fn(void)
 {
 	__asm__ volatile("" ::: "memory");
 }

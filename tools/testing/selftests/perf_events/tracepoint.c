@@ -3,8 +3,9 @@
  * Tracepoint events (PERF_TYPE_TRACEPOINT): counting the hits of one
  * tracepoint, signal:signal_generate, which fires in the sender of a
  * signal; PERF_EVENT_IOC_SET_FILTER with an ftrace filter expression;
- * and the filter of an inherited event applying in the children, whose
- * copies of the event have none of their own.
+ * the filter of an inherited event applying in the children, whose
+ * copies of the event have none of their own; and samples whose raw data
+ * is the tracepoint's record, laid out as its tracefs format file says.
  *
  * A kernel without event tracing has no tracepoint PMU: the tests skip
  * there.
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include "../kselftest_harness.h"
 #include "perf_util.h"
+#include "perf_rb.h"
 
 #define NO_TRACING "no event tracing in this kernel (CONFIG_EVENT_TRACING; issue 13)"
 
@@ -119,6 +121,80 @@ TEST_F(tp, inherited_event_filters_in_children)
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
 	EXPECT_EQ(read_count(self->fd), 3);
+}
+
+/* The offset of field @name in the record of @sys/@event, or -1. */
+static int tp_field_offset(const char *sys, const char *event, const char *name)
+{
+	char path[256], line[256], want[64];
+	int off = -1, o;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/%s/format", tracefs_events(), sys, event);
+	snprintf(want, sizeof(want), " %s;", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, want), *q = strstr(line, "offset:");
+
+		if (p && q && sscanf(q, "offset:%d;", &o) == 1) {
+			off = o;
+			break;
+		}
+	}
+	fclose(f);
+	return off;
+}
+
+/*
+ * Every hit is a sample; PERF_SAMPLE_RAW carries the record: a u32 size,
+ * then the common header whose type is the tracepoint's id, then the
+ * fields at the offsets of the format file.
+ */
+TEST_F(tp, samples_carry_raw_record)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+		.disabled = 1,
+	};
+	long id = tp_id("signal", "signal_generate");
+	int sig_off = tp_field_offset("signal", "signal_generate", "sig");
+	struct perf_event_header *h;
+	const unsigned char *rec;
+	struct perf_rb rb;
+	struct rec_cur c;
+	int i, sig;
+	uint32_t size;
+
+	if (id < 0)
+		SKIP(return, NO_TRACING);
+	ASSERT_GT(sig_off, 0);
+	attr.config = id;
+	self->fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(self->fd, 0) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(rb_map(&rb, self->fd, 4), 0);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	raise_signals(2, 3);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	rb_fetch(&rb);
+	ASSERT_EQ(rb_count(&rb, PERF_RECORD_SAMPLE), 5);
+	for (i = 0; (h = rb_find(&rb, PERF_RECORD_SAMPLE, i)); i++) {
+		c = rc_init(h);
+		size = rc_u32(&c);
+		ASSERT_GE(size, sig_off + sizeof(int));
+		rec = rc_ptr(&c, size);
+		ASSERT_TRUE(rc_ok(&c));
+		/* The size field and the record end 8-byte aligned. */
+		EXPECT_EQ((size + 4) % 8, 0);
+		EXPECT_EQ(*(const uint16_t *)rec, id);
+		memcpy(&sig, rec + sig_off, sizeof(sig));
+		EXPECT_EQ(sig, i < 2 ? SIGUSR1 : SIGUSR2);
+	}
+	rb_unmap(&rb);
 }
 
 TEST_HARNESS_MAIN
