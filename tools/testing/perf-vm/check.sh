@@ -83,6 +83,9 @@ run() {
 
 paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 
+# The tests that also run on one CPU: the function tracer enabled on
+# every function (ftrace:function) is safe under TCG only there.
+smp1_tests="tracepoint"
 # The tests that need a hardware PMU, run on the emulated ones.
 pmu_tests="hw hw_sched hw_config kvm_pmu perf_hw.sh base_remove_on_exec perf_tool.sh"
 # pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.  Without
@@ -107,6 +110,8 @@ for k in $kernels; do
 			# shellcheck disable=SC2046
 			[ ${#smp_tests[@]} -gt 0 ] &&
 				run "$k-smp4" "$k" 4 1024 1800 $(paths "${smp_tests[@]}")
+			# shellcheck disable=SC2046
+			run "$k-smp1" "$k" 1 1024 1800 $(paths $smp1_tests)
 		fi
 		pmu_run "$k" intel
 		pmu_run "$k" intel-v1
@@ -119,6 +124,8 @@ for k in $kernels; do
 		if [ -z "$only_pmu" ]; then
 			# shellcheck disable=SC2046
 			run "debug-smp2" debug 2 2048 3600 $(paths "${all_tests[@]}")
+			# shellcheck disable=SC2046
+			run "debug-smp1" debug 1 2048 3600 $(paths $smp1_tests)
 			fuzz debug 2
 			fuzz debug 4
 		fi
