@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tracepoint PMU: events that count (and later sample) the kernel's
+ * The tracepoint PMU: events that count and sample the kernel's
  * static tracepoints, by the id tracefs shows for each.  The tracing code
  * (kernel/trace/trace_event_perf.c) owns the per-CPU lists of events of
  * each tracepoint: pmu::add puts an event on its CPU's list, pmu::del
@@ -48,7 +48,8 @@ static void tp_count(struct perf_event *event, u64 count, void *record,
 
 /*
  * Tracepoints about another task (the sched_stat ones) also count in
- * that task's own events of the same tracepoint.
+ * that task's own events of the same tracepoint, as upstream delivers
+ * them: to the events bound to this CPU only, not to those of any CPU.
  */
 static void tp_count_in_task(struct task_struct *task, u64 count, void *record,
 			     struct perf_raw_record *raw, struct pt_regs *regs)
@@ -67,7 +68,7 @@ static void tp_count_in_task(struct task_struct *task, u64 count, void *record,
 		if (event->attr.type != PERF_TYPE_TRACEPOINT ||
 		    event->attr.config != entry->type)
 			continue;
-		if (event->cpu != -1 && event->cpu != smp_processor_id())
+		if (event->cpu != smp_processor_id())
 			continue;
 		/* A synchronous signal cannot go to another task. */
 		if (event->attr.sigtrap)

@@ -198,6 +198,56 @@ TEST_F(tp, samples_carry_raw_record)
 }
 
 /*
+ * sched:sched_stat_sleep fires when a sleeper wakes, in the waker's
+ * context (here the timer interrupt, on whatever task it interrupts),
+ * names the sleeper, and counts the time it slept.  The sleeper's own
+ * events count it too, but only those bound to the CPU it fires on, as
+ * upstream delivers it; and only as counts, since an event that is not
+ * running takes no samples.  Both events below count the same hits while
+ * the task runs on CPU 0; the one bound to CPU 0 also counts the task's
+ * own sleeps, at least 2 ms each.  A sleep whose timer fires before the
+ * task left the CPU is no sleep, so only one of them is sure to count.
+ */
+TEST_F(tp, sched_stat_reaches_the_sleeper_on_its_cpu)
+{
+	struct timespec ms = { 0, 2000000 };
+	long id = tp_id("sched", "sched_stat_sleep"), old;
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.disabled = 1,
+	};
+	uint64_t bound, any;
+	int i, fd2;
+
+	if (id < 0)
+		SKIP(return, NO_TRACING);
+	if (read_sysctl("sched_schedstats", &old))
+		SKIP(return, "no scheduler statistics (CONFIG_SCHEDSTATS)");
+	ASSERT_EQ(pin_to_cpu(0), 0);
+	attr.config = id;
+	self->fd = sys_perf_event_open(&attr, 0, 0, -1, 0);
+	ASSERT_GE(self->fd, 0) TH_LOG("%s", strerror(errno));
+	fd2 = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd2, 0) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(write_sysctl("sched_schedstats", 1), 0);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	ASSERT_EQ(ioctl(fd2, PERF_EVENT_IOC_ENABLE, 0), 0);
+	for (i = 0; i < 20; i++)
+		nanosleep(&ms, NULL);
+	ASSERT_EQ(ioctl(fd2, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	write_sysctl("sched_schedstats", old);
+	bound = read_count(self->fd);
+	any = read_count(fd2);
+	close(fd2);
+	ASSERT_GE(bound, any);
+	EXPECT_GE(bound - any, 2000000) TH_LOG("bound to CPU 0: %llu ns, any CPU: %llu ns",
+					       (unsigned long long)bound,
+					       (unsigned long long)any);
+}
+
+/*
  * ftrace:function, the function tracer as a perf event.  Opening it
  * enables tracing on every kernel function until a filter narrows it to
  * the functions named; under QEMU TCG with more than one vCPU, rewriting
