@@ -35,6 +35,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/init.h>
+#include <linux/kprobes.h>
 #include <linux/math64.h>
 #include <linux/mmu_context.h>
 #include <linux/nmi.h>
@@ -680,7 +681,10 @@ static u64 pmi_took_ns(u64 start)
 	return ns;
 }
 
-/* The PMI: every overflowed counter's event gets its sample. */
+/*
+ * The PMI: every overflowed counter's event gets its sample.  No kprobes
+ * here: one would fire inside every PMI.
+ */
 static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
@@ -733,6 +737,8 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 	perf_sample_event_took(pmi_took_ns(start));
 	return NMI_HANDLED;
 }
+
+NOKPROBE_SYMBOL(x86_pmi);
 
 /**
  * perf_events_lapic_init - program the local APIC's performance vector

@@ -335,6 +335,10 @@ TEST_F(kp, bad_targets)
 	/* A name the caller cannot read. */
 	EXPECT_EQ(open_kprobe(self->type, 0, (const char *)8, 0), -1);
 	EXPECT_EQ(errno, EFAULT);
+	/* The PMI handler (stock's name, then ours): kprobes refuse it. */
+	EXPECT_EQ(open_kprobe(self->type, 0, ksym_addr("perf_event_nmi_handler") ?
+			      "perf_event_nmi_handler" : "x86_pmi", 0), -1);
+	EXPECT_EQ(errno, EINVAL);
 	/* An address with no kernel symbol. */
 	EXPECT_EQ(open_kprobe(self->type, 0, NULL, 8), -1);
 	EXPECT_EQ(errno, ENOENT);
