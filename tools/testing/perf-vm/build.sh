@@ -65,4 +65,21 @@ if ! kmake "$src" "$obj" bzImage >"$obj/build.log" 2>&1; then
 	fi
 fi
 grep -E "warning:" "$obj/build.log" | grep -E "kernel/events|arch/x86/events|perf_event" >&2
+
+# The out-of-tree test modules (modules/), built against this kernel
+# into modules/RELEASE/ beside the tests, where modules.sh finds them.
+if grep -q "^CONFIG_MODULES=y" "$obj/.config"; then
+	kmake "$src" "$obj" modules >>"$obj/build.log" 2>&1 ||
+		die "$flavour modules failed to build (log: $obj/build.log)"
+	m=$obj/testmods
+	rm -rf "$m"
+	mkdir -p "$m"
+	cp "$PERFVM"/modules/Makefile "$PERFVM"/modules/*.c "$m/"
+	kmake "$src" "$obj" M="$m" modules >"$m/build.log" 2>&1 ||
+		{ cat "$m/build.log" >&2; die "the test modules failed to build for $flavour"; }
+	grep -E "warning:" "$m/build.log" >&2
+	rel=$(cat "$obj/include/config/kernel.release")
+	mkdir -p "$BUILD/modules/$rel"
+	cp "$m"/*.ko "$BUILD/modules/$rel/"
+fi
 echo "$obj/arch/x86/boot/bzImage"
