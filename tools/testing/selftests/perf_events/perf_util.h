@@ -568,6 +568,30 @@ static inline long vm_pin_kb(void)
 	return kb;
 }
 
+/*
+ * The address of kernel symbol @name from /proc/kallsyms (root
+ * sees them), or 0.
+ */
+static inline uint64_t ksym_addr(const char *name)
+{
+	char line[256], sym[200];
+	unsigned long long addr;
+	uint64_t found = 0;
+	char kind;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %199s", &addr, &kind, sym) == 3 &&
+		    !strcmp(sym, name)) {
+			found = addr;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
 /* The tracefs events directory, mounting tracefs if need be. */
 static inline const char *tracefs_events(void)
 {

@@ -51,27 +51,6 @@ static const char *pmu_format(const char *pmu, const char *name)
 	return buf;
 }
 
-/* The address of kernel symbol @name from /proc/kallsyms, or 0. */
-static uint64_t ksym_addr(const char *name)
-{
-	char line[256], sym[200];
-	unsigned long long addr;
-	uint64_t found = 0;
-	char kind;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %199s", &addr, &kind, sym) == 3 &&
-		    !strcmp(sym, name)) {
-			found = addr;
-			break;
-		}
-	fclose(f);
-	return found;
-}
-
 /* An event of probe PMU @type; pid 0, any CPU, disabled. */
 static int open_probe(int type, uint64_t config, uint64_t name, uint64_t addr,
 		      int inherit)

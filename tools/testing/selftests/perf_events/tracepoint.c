@@ -277,27 +277,6 @@ static int open_function(int type_sampling, uint64_t sample_type, int excl_cu)
 	return sys_perf_event_open(&attr, 0, -1, -1, 0);
 }
 
-/* The address of kernel symbol @name from /proc/kallsyms, or 0. */
-static uint64_t ksym_addr(const char *name)
-{
-	char line[256], sym[200];
-	unsigned long long addr;
-	uint64_t found = 0;
-	char kind;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %199s", &addr, &kind, sym) == 3 &&
-		    !strcmp(sym, name)) {
-			found = addr;
-			break;
-		}
-	fclose(f);
-	return found;
-}
-
 /* Refused before any tracing starts: these run on any number of CPUs. */
 TEST_F(tp, function_refuses_user_callchains)
 {
