@@ -25,6 +25,28 @@
 #define UPROBE_REF_CTR_OFFSET_SHIFT	32
 
 PMU_FORMAT_ATTR(retprobe, "config:0");
+PMU_FORMAT_ATTR(ref_ctr_offset, "config:32-63");
+
+/*
+ * DEFINE_PROBE_PMU(var, init, formats...): the struct pmu @var, whose
+ * events @init creates, and the sysfs format directory listing @formats.
+ * Probe events are tracepoint events once created: the tracing code's
+ * per-CPU lists and the tracepoint PMU's start, stop and read serve them.
+ */
+#define DEFINE_PROBE_PMU(var, init, ...)				\
+static struct attribute *var##_formats[] = { __VA_ARGS__, NULL };	\
+static const struct attribute_group var##_format_dir = {		\
+	.name = "format", .attrs = var##_formats,			\
+};									\
+static const struct attribute_group *var##_groups[] = {		\
+	&var##_format_dir, NULL,					\
+};									\
+static int init(struct perf_event *event);				\
+static struct pmu var = {						\
+	.task_ctx_nr = perf_sw_context, .attr_groups = var##_groups,	\
+	.event_init = init, .add = perf_trace_add, .del = perf_trace_del, \
+	.start = perf_tp_start, .stop = perf_tp_stop, .read = perf_tp_read, \
+}
 
 /* Both probe PMUs refuse what a probe cannot do before creating one. */
 static int probe_event_check(struct perf_event *event, struct pmu *pmu,
@@ -41,33 +63,7 @@ static int probe_event_check(struct perf_event *event, struct pmu *pmu,
 }
 
 #ifdef CONFIG_KPROBE_EVENTS
-static struct attribute *kprobe_format_attrs[] = {
-	&format_attr_retprobe.attr,
-	NULL,
-};
-
-static const struct attribute_group kprobe_format_group = {
-	.name	= "format",
-	.attrs	= kprobe_format_attrs,
-};
-
-static const struct attribute_group *kprobe_attr_groups[] = {
-	&kprobe_format_group,
-	NULL,
-};
-
-static int kprobe_event_init(struct perf_event *event);
-
-static struct pmu perf_kprobe = {
-	.task_ctx_nr	= perf_sw_context,
-	.event_init	= kprobe_event_init,
-	.add		= perf_trace_add,
-	.del		= perf_trace_del,
-	.start		= perf_tp_start,
-	.stop		= perf_tp_stop,
-	.read		= perf_tp_read,
-	.attr_groups	= kprobe_attr_groups,
-};
+DEFINE_PROBE_PMU(perf_kprobe, kprobe_event_init, &format_attr_retprobe.attr);
 
 static int kprobe_event_init(struct perf_event *event)
 {
@@ -84,36 +80,8 @@ static int kprobe_event_init(struct perf_event *event)
 #endif /* CONFIG_KPROBE_EVENTS */
 
 #ifdef CONFIG_UPROBE_EVENTS
-PMU_FORMAT_ATTR(ref_ctr_offset, "config:32-63");
-
-static struct attribute *uprobe_format_attrs[] = {
-	&format_attr_retprobe.attr,
-	&format_attr_ref_ctr_offset.attr,
-	NULL,
-};
-
-static const struct attribute_group uprobe_format_group = {
-	.name	= "format",
-	.attrs	= uprobe_format_attrs,
-};
-
-static const struct attribute_group *uprobe_attr_groups[] = {
-	&uprobe_format_group,
-	NULL,
-};
-
-static int uprobe_event_init(struct perf_event *event);
-
-static struct pmu perf_uprobe = {
-	.task_ctx_nr	= perf_sw_context,
-	.event_init	= uprobe_event_init,
-	.add		= perf_trace_add,
-	.del		= perf_trace_del,
-	.start		= perf_tp_start,
-	.stop		= perf_tp_stop,
-	.read		= perf_tp_read,
-	.attr_groups	= uprobe_attr_groups,
-};
+DEFINE_PROBE_PMU(perf_uprobe, uprobe_event_init, &format_attr_retprobe.attr,
+		 &format_attr_ref_ctr_offset.attr);
 
 static int uprobe_event_init(struct perf_event *event)
 {
