@@ -197,6 +197,49 @@ TEST_F(tp, samples_carry_raw_record)
 	rb_unmap(&rb);
 }
 
+/* Open a counting event on tracepoint @sys/@name; -2 if it is absent. */
+static int open_tp(const char *sys, const char *name)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.disabled = 1,
+	};
+	long id = tp_id(sys, name);
+
+	if (id < 0)
+		return -2;
+	attr.config = id;
+	return sys_perf_event_open(&attr, 0, -1, -1, 0);
+}
+
+/*
+ * System call tracepoints: syscalls:sys_enter_getppid counts each call,
+ * and raw_syscalls:sys_enter, every system call, counts the same once
+ * filtered on the call's number (110 on x86_64).
+ */
+TEST_F(tp, syscall_tracepoints_count_calls)
+{
+	int fd2, i;
+
+	self->fd = open_tp("syscalls", "sys_enter_getppid");
+	if (self->fd == -2)
+		SKIP(return, "no system call tracepoints (CONFIG_FTRACE_SYSCALLS)");
+	ASSERT_GE(self->fd, 0) TH_LOG("%s", strerror(errno));
+	fd2 = open_tp("raw_syscalls", "sys_enter");
+	ASSERT_GE(fd2, 0) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(ioctl(fd2, PERF_EVENT_IOC_SET_FILTER, "id == 110"), 0);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	ASSERT_EQ(ioctl(fd2, PERF_EVENT_IOC_ENABLE, 0), 0);
+	for (i = 0; i < 9; i++)
+		syscall(SYS_getppid);
+	ASSERT_EQ(ioctl(fd2, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	EXPECT_EQ(read_count(self->fd), 9);
+	EXPECT_EQ(read_count(fd2), 9);
+	close(fd2);
+}
+
 /*
  * sched:sched_stat_sleep fires when a sleeper wakes, in the waker's
  * context (here the timer interrupt, on whatever task it interrupts),
