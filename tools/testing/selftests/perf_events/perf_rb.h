@@ -324,6 +324,32 @@ struct perf_sid {
 			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | \
 			 PERF_SAMPLE_IDENTIFIER)
 
+/*
+ * For events sampling PERF_SAMPLE_RAW alone: the number of fetched
+ * samples whose raw record holds, at byte @off, a u64 in [@lo, @hi); -1
+ * if a record is too short to hold it.
+ */
+static inline int rb_raw_u64_in(struct perf_rb *rb, size_t off, uint64_t lo,
+				uint64_t hi)
+{
+	struct perf_event_header *h;
+	struct rec_cur c;
+	uint64_t v;
+	int i, n = 0;
+
+	for (i = 0; (h = rb_find(rb, PERF_RECORD_SAMPLE, i)); i++) {
+		c = rc_init(h);
+		if (rc_u32(&c) < off + sizeof(v))
+			return -1;
+		rc_ptr(&c, off);
+		v = rc_u64(&c);
+		if (!rc_ok(&c))
+			return -1;
+		n += v >= lo && v < hi;
+	}
+	return n;
+}
+
 /* Size in bytes of the trailer for @sample_type. */
 static inline size_t perf_sid_size(uint64_t sample_type)
 {

@@ -268,12 +268,8 @@ TEST_F(kp, samples_carry_raw_record)
 		.config1 = (uintptr_t)KFUNC,
 		.disabled = 1,
 	};
-	uint64_t addr = ksym_addr(KFUNC), ip;
-	struct perf_event_header *h;
+	uint64_t addr = ksym_addr(KFUNC);
 	struct perf_rb rb;
-	struct rec_cur c;
-	uint32_t size;
-	int i;
 
 	ASSERT_NE(addr, 0);
 	attr.type = self->type;
@@ -283,17 +279,8 @@ TEST_F(kp, samples_carry_raw_record)
 	EXPECT_EQ(count_getppid(self->fd, CALLS), CALLS);
 	rb_fetch(&rb);
 	EXPECT_EQ(rb_count(&rb, PERF_RECORD_SAMPLE), CALLS);
-	for (i = 0; (h = rb_find(&rb, PERF_RECORD_SAMPLE, i)); i++) {
-		c = rc_init(h);
-		size = rc_u32(&c);
-		/* struct trace_entry (8 bytes), then __probe_ip. */
-		ASSERT_GE(size, 16);
-		rc_ptr(&c, 8);
-		ip = rc_u64(&c);
-		ASSERT_TRUE(rc_ok(&c));
-		EXPECT_GE(ip, addr);
-		EXPECT_LT(ip, addr + 8);
-	}
+	/* struct trace_entry (8 bytes), then __probe_ip. */
+	EXPECT_EQ(rb_raw_u64_in(&rb, 8, addr, addr + 8), CALLS);
 	rb_unmap(&rb);
 }
 

@@ -354,11 +354,8 @@ TEST_F(tp, function_needs_privilege)
  */
 TEST_F(tp, function_counts_filtered_function)
 {
-	uint64_t addr = ksym_addr(KFUNC), ip;
-	struct perf_event_header *h;
+	uint64_t addr = ksym_addr(KFUNC);
 	struct perf_rb rb;
-	struct rec_cur c;
-	uint32_t size;
 	int i;
 
 	if (nr_cpus() > 1)
@@ -380,17 +377,8 @@ TEST_F(tp, function_counts_filtered_function)
 	EXPECT_EQ(read_count(self->fd), 6);
 	rb_fetch(&rb);
 	EXPECT_EQ(rb_count(&rb, PERF_RECORD_SAMPLE), 6);
-	for (i = 0; (h = rb_find(&rb, PERF_RECORD_SAMPLE, i)); i++) {
-		c = rc_init(h);
-		size = rc_u32(&c);
-		/* struct trace_entry, then ip and parent_ip. */
-		ASSERT_GE(size, 24);
-		rc_ptr(&c, 8);
-		ip = rc_u64(&c);
-		ASSERT_TRUE(rc_ok(&c));
-		EXPECT_GE(ip, addr);
-		EXPECT_LT(ip, addr + 16);
-	}
+	/* struct trace_entry (8 bytes), then ip and parent_ip. */
+	EXPECT_EQ(rb_raw_u64_in(&rb, 8, addr, addr + 16), 6);
 	rb_unmap(&rb);
 }
 
