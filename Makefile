@@ -15,7 +15,7 @@ help:
 	@echo "make patches  write the series to out/patches and checkpatch it"
 	@echo "make bench    benchmarks, stock against ours"
 	@echo "make fuzz     the perf_event fuzzer (SECONDS=N SEED=S KERNEL=debug|qemu|stock|kcsan SMP=n)"
-	@echo "make qemu-pmu QEMU with our emulated x86 PMU (guests use it with PMU=intel)"
+	@echo "make qemu-pmu our QEMU: the emulated x86 PMU and a TCG fix (every guest runs on it)"
 
 deps:
 	@$(PERFVM)/deps.sh

@@ -30,10 +30,8 @@ for p in $progs; do
 	*) plain_progs="$plain_progs $p" ;;
 	esac
 done
-if [ -n "$hw_progs" ]; then
-	"$TOP/tools/testing/qemu-pmu/build.sh" >/dev/null ||
-		die "building QEMU with the emulated PMU failed"
-fi
+"$TOP/tools/testing/qemu-pmu/build.sh" >/dev/null ||
+	die "building our QEMU failed"
 kernels=${BENCH_KERNELS:-stock qemu}
 
 for k in $kernels; do

@@ -34,6 +34,9 @@ if [ -z "${FUZZ_NO_BUILD:-}" ]; then
 	img=$("$PERFVM/build.sh" "$kernel") || die "building the $kernel kernel failed"
 fi
 [ -r "$img" ] || die "no $kernel kernel image: $img"
+if [ -z "${FUZZ_NO_BUILD:-}" ]; then
+	"$TOP/tools/testing/qemu-pmu/build.sh" >/dev/null || die "building our QEMU failed"
+fi
 gcc -O2 -g -Wall -static -pthread -isystem "$TOP/tools/include/uapi" \
 	-o "$bin/perf_fuzz" "$PERFVM/fuzz/perf_fuzz.c" || die "cannot build the fuzzer"
 

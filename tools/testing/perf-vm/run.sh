@@ -8,9 +8,7 @@ ver=$(make -s -C "$SERIES_SRC" kernelversion)
 log "base: Debian linux-source-6.12, Linux $ver"
 img=$("$PERFVM/build.sh" qemu) || exit 1
 export PMU=${PMU:-intel}
-if [ "$PMU" != none ]; then
-	"$TOP/tools/testing/qemu-pmu/build.sh" >/dev/null || exit 1
-fi
+"$TOP/tools/testing/qemu-pmu/build.sh" >/dev/null || exit 1
 log "booting $img (PMU=$PMU)"
 "$PERFVM/vm.sh" -k "$img" -s 2 -t 300 -- '
 echo "uname -r: $(uname -r)"

@@ -12,9 +12,11 @@
 # PERFVM_BOOT_LIMIT seconds (default 200), or that dies before it, is booted
 # again, up to three times.
 #
-# PMU=none (the default) runs Debian's QEMU, whose TCG has no PMU.
-# PMU=intel runs QEMU with our emulated PMU (make qemu-pmu, which builds it
-# into out/qemu-pmu) on an Intel CPU with architectural perfmon v4: the
+# Every run uses our QEMU (make qemu-pmu builds it into out/qemu-pmu):
+# Debian's 7.2 with our emulated PMU and a fix to TCG that guests patching
+# live code need (see qemu-pmu/patches/0009).
+# PMU=none (the default) leaves the emulated PMU off: no hardware events.
+# PMU=intel turns it on, on an Intel CPU with architectural perfmon v4: the
 # TCG "max" CPU as GenuineIntel family 6 model 0xF0, a model number no
 # driver table of Linux 6.12 names, so drivers take their generic paths.
 # PMU=intel-v1, -v2, -v3 or -v5 is the same CPU with that version of
@@ -22,7 +24,7 @@
 # PMU=amd runs it on an AMD CPU (family 0x19 model 0x11, a Zen 4) with
 # PerfCtrExtCore and PerfMonV2: six counters with global control.
 # PMU=amd-legacy is the same CPU without either: the four K7 counters.
-# PERFVM_QEMU names another QEMU binary for PMU=intel/amd/amd-legacy.
+# PERFVM_QEMU names another QEMU binary.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 kernel= smp=2 mem=1024 timeout=600 console= output= append= icount=
@@ -62,13 +64,13 @@ chmod 644 "$work/cmd.sh"
 out=$work/out.log
 : >"$out"
 
-qemu=qemu-system-x86_64
+qemu=${PERFVM_QEMU:-$top/out/qemu-pmu/build/qemu-system-x86_64}
 cpu=max
-fw=()
+# Built without its firmware: Debian's, from the packages.
+fw=(-L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu)
 case "${PMU:-none}" in
 none) ;;
 intel|intel-v[1235]|amd|amd-legacy)
-	qemu=${PERFVM_QEMU:-$top/out/qemu-pmu/build/qemu-system-x86_64}
 	case $PMU in
 	intel) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0 ;;
 	intel-v*) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-version=${PMU#intel-v} ;;
@@ -76,8 +78,6 @@ intel|intel-v[1235]|amd|amd-legacy)
 	amd-legacy) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,perfctr-core=off ;;
 	esac
 	cpu=$cpu,pmu=on
-	# Built without its firmware: Debian's, from the packages.
-	fw=(-L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu)
 	;;
 *)
 	echo "vm.sh: PMU must be none, intel, intel-v1/2/3/5, amd or amd-legacy, not '$PMU'" >&2
@@ -85,7 +85,7 @@ intel|intel-v[1235]|amd|amd-legacy)
 	;;
 esac
 if [ ! -x "$(command -v "$qemu")" ]; then
-	echo "vm.sh: no $qemu (PMU=${PMU:-none}: make qemu-pmu builds it)" >&2
+	echo "vm.sh: no $qemu (make qemu-pmu builds it)" >&2
 	exit 2
 fi
 

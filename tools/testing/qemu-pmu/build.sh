@@ -1,5 +1,6 @@
 #!/bin/bash
-# make qemu-pmu: Debian's QEMU 7.2 with our emulated x86 PMU, built into
+# make qemu-pmu: Debian's QEMU 7.2 with our emulated x86 PMU and our fix to
+# TCG's handling of code written while translated (patches/), built into
 # out/qemu-pmu/build/qemu-system-x86_64 (x86_64-softmmu only, virtfs on,
 # KVM off; firmware comes from Debian's packages through -L).
 #
