@@ -455,8 +455,6 @@ static int perf_test_type = -1;
 static uint64_t *tp_ids;
 static int nr_tp;
 static bool tracefs_mounted;
-/* The id of ftrace:function, or -1: see avoid_function_tracer(). */
-static long fn_tp_id = -1;
 
 static bool cpu_hotpluggable[MAX_CPUS];
 static int nr_hotpluggable;
@@ -1982,20 +1980,6 @@ static void attr_as_seen(const unsigned char *buf, struct perf_event_attr *out)
 		memset((char *)out + size, 0, sizeof(*out) - size);
 }
 
-/*
- * ftrace:function turns the function tracer on for every kernel function.
- * Under QEMU TCG with more than one vCPU, rewriting all those call sites
- * sometimes leaves a vCPU executing a breakpoint already removed, and
- * the kernel oopses on it (stock as ours; never with one vCPU).  On such
- * guests an open of that tracepoint asks for the next id instead.
- */
-static void avoid_function_tracer(struct perf_event_attr *at)
-{
-	if (fn_tp_id >= 0 && ncpus > 1 && at->type == PERF_TYPE_TRACEPOINT &&
-	    at->config == (uint64_t)fn_tp_id)
-		at->config++;
-}
-
 /**
  * exec_open() - call perf_event_open() on attr_buf, log it, record the fd
  * @a: the other arguments
@@ -2012,7 +1996,6 @@ static int exec_open(struct open_args *a)
 
 	if (!(a->flags & PERF_FLAG_PID_CGROUP))
 		a->pid = safe_pid(a->pid);
-	avoid_function_tracer((struct perf_event_attr *)attr_buf);
 	log_begin(&l, "open");
 	lput(&l, " type=%u config=0x%llx size=%u attr=", at->type,
 	     (unsigned long long)at->config, at->size);
@@ -4529,8 +4512,6 @@ static void discover_tracepoints(void)
 			if (read_long_file(g.gl_pathv[i], &id) || id < 0)
 				continue;
 			tp_ids[nr_tp++] = (uint64_t)id;
-			if (strstr(g.gl_pathv[i], "/events/ftrace/function/id"))
-				fn_tp_id = id;
 		}
 		globfree(&g);
 	}

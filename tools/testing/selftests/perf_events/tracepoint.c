@@ -293,12 +293,9 @@ TEST_F(tp, sched_stat_reaches_the_sleeper_on_its_cpu)
 /*
  * ftrace:function, the function tracer as a perf event.  Opening it
  * enables tracing on every kernel function until a filter narrows it to
- * the functions named; under QEMU TCG with more than one vCPU, rewriting
- * every call site while other vCPUs run sometimes leaves one of them
- * executing a breakpoint already removed (stock too), so the cases that
- * open it run on one CPU only (check.sh has a -smp 1 run of this test).
+ * the functions named: the kernel rewrites every call site while the
+ * other CPUs run.
  */
-#define FN_ONE_CPU "the function tracer on every function needs -smp 1 under TCG"
 /* getppid()'s body: the wrapper __x64_sys_getppid is not traceable. */
 #define KFUNC "__do_sys_getppid"
 
@@ -358,8 +355,6 @@ TEST_F(tp, function_counts_filtered_function)
 	struct perf_rb rb;
 	int i;
 
-	if (nr_cpus() > 1)
-		SKIP(return, FN_ONE_CPU);
 	self->fd = open_function(1, PERF_SAMPLE_RAW, 1);
 	if (self->fd == -2)
 		SKIP(return, NO_TRACING);
