@@ -140,7 +140,8 @@ TEST(filter_create_hotplug)
 /* Every edge                                                           */
 /* ------------------------------------------------------------------ */
 
-#define EDGE_ROUNDS	40
+/* Twice each way of opening (round & 1) times each order of closing (% 3). */
+#define EDGE_ROUNDS	12
 #define NFD		64
 
 struct edges {
