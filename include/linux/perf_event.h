@@ -503,6 +503,9 @@ struct perf_event {
 #ifdef CONFIG_SECURITY
 	void				*security;
 #endif
+#ifdef CONFIG_CGROUP_PERF
+	struct perf_cgroup		*cgrp;		/* counts only in it */
+#endif
 
 	unsigned int			pending_disable;
 	__u32				orig_type;
@@ -577,6 +580,9 @@ struct perf_event_pmu_context {
 	unsigned int			nr_events;
 	atomic_t			refcount;
 	int				rotate_necessary;
+#ifdef CONFIG_CGROUP_PERF
+	unsigned int			nr_cgroups;	/* events with a cgroup */
+#endif
 };
 
 static inline bool perf_pmu_ctx_is_active(struct perf_event_pmu_context *epc)
@@ -601,6 +607,9 @@ struct perf_event_context {
 	int				nr_events;
 	int				nr_freq;	/* of them in frequency mode */
 	int				is_active;
+#ifdef CONFIG_CGROUP_PERF
+	int				nr_cgroups;	/* CPU context: cgroup events */
+#endif
 
 	refcount_t			refcount;
 	struct task_struct		*task;
@@ -633,9 +642,46 @@ struct perf_cpu_context {
 	int				online;
 
 #ifdef CONFIG_CGROUP_PERF
-	struct perf_cgroup		*cgrp;
+	struct perf_cgroup		*cgrp;	/* current's, while ctx has cgroup events */
 #endif
 };
+
+#ifdef CONFIG_CGROUP_PERF
+/**
+ * struct perf_cgroup_info - a cgroup's clock on one CPU
+ * @time: nanoseconds a task of the cgroup or of a descendant ran here
+ *	while this CPU had cgroup events
+ * @timestamp: when @time was last brought up to date
+ * @active: the clock runs (the cgroup is on the current task's path)
+ */
+struct perf_cgroup_info {
+	u64				time;
+	u64				timestamp;
+	int				active;
+};
+
+/**
+ * struct perf_cgroup - the perf_event controller's state of one cgroup
+ * @css: the controller's part of the cgroup
+ * @info: the cgroup's clock on each CPU (kernel/events/cgroup.c)
+ */
+struct perf_cgroup {
+	struct cgroup_subsys_state	css;
+	struct perf_cgroup_info	__percpu *info;
+};
+
+/*
+ * The perf cgroup of @task.  Under RCU, or with @ctx's lock held when
+ * @task's cgroup cannot change under it (a context switch).
+ */
+static inline struct perf_cgroup *
+perf_cgroup_from_task(struct task_struct *task, struct perf_event_context *ctx)
+{
+	return container_of(task_css_check(task, perf_event_cgrp_id,
+					   ctx ? lockdep_is_held(&ctx->lock) : true),
+			    struct perf_cgroup, css);
+}
+#endif /* CONFIG_CGROUP_PERF */
 
 struct perf_output_handle {
 	struct perf_event		*event;
@@ -936,6 +982,11 @@ static inline void perf_event_task_sched_out(struct task_struct *prev,
 
 	if (__perf_sw_enabled(PERF_COUNT_SW_CONTEXT_SWITCHES))
 		__perf_sw_event_sched(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0);
+#ifdef CONFIG_CGROUP_PERF
+	if (__perf_sw_enabled(PERF_COUNT_SW_CGROUP_SWITCHES) &&
+	    perf_cgroup_from_task(prev, NULL) != perf_cgroup_from_task(next, NULL))
+		__perf_sw_event_sched(PERF_COUNT_SW_CGROUP_SWITCHES, 1, 0);
+#endif
 	if (hooks)
 		__perf_event_task_sched_out(prev, next);
 }

@@ -529,7 +529,8 @@ void list_add_event(struct perf_event *event, struct perf_event_context *ctx)
 	if (WARN_ON_ONCE(event->attach_state & PERF_ATTACH_CONTEXT))
 		return;
 
-	event->tstamp = ctx->time;
+	perf_cgroup_event_add(event, ctx);
+	event->tstamp = perf_event_time(event);
 	event->attach_state |= PERF_ATTACH_CONTEXT;
 	if (event->group_leader == event) {
 		/* A group moving in whole (migrate) keeps what it has. */
@@ -554,6 +555,7 @@ static void list_del_event(struct perf_event *event, struct perf_event_context *
 		return;
 
 	event->attach_state &= ~PERF_ATTACH_CONTEXT;
+	perf_cgroup_event_del(event, ctx);
 	ctx->nr_events--;
 	event->pmu_ctx->nr_events--;
 	if (event->attr.freq)

@@ -390,6 +390,7 @@ static void __free_event(struct perf_event *event)
 	}
 	perf_event_rb_detach(event);
 	perf_tp_free_filter(event);
+	perf_cgroup_detach(event);
 	if (event->attach_state & PERF_ATTACH_SCHED_EVENTS)
 		perf_sched_events_dec();
 	if (event->attach_state & PERF_ATTACH_CALLCHAIN)

@@ -19,9 +19,6 @@
  * Parts of the kernel that call into perf internals this core does not
  * provide yet.  Refuse them at build time with a clear message.
  */
-#if IS_ENABLED(CONFIG_CGROUP_PERF)
-#error "perf: CONFIG_CGROUP_PERF is not supported yet; disable it"
-#endif
 #if IS_ENABLED(CONFIG_BPF_SYSCALL) || IS_ENABLED(CONFIG_BPF_EVENTS)
 #error "perf: CONFIG_BPF_SYSCALL is not supported yet; disable it"
 #endif

@@ -256,14 +256,74 @@ static inline u64 perf_clock(void)
 	return local_clock();
 }
 
+/* cgroup.c */
+#ifdef CONFIG_CGROUP_PERF
+void perf_cgroup_update_time(struct perf_event_context *ctx, u64 now);
+u64 perf_cgroup_event_time(struct perf_event *event);
+u64 perf_cgroup_event_time_now(struct perf_event *event, u64 now);
+bool perf_cgroup_match(struct perf_event *event);
+void perf_cgroup_event_add(struct perf_event *event, struct perf_event_context *ctx);
+void perf_cgroup_event_del(struct perf_event *event, struct perf_event_context *ctx);
+void perf_cgroup_switch(struct task_struct *next);
+int perf_cgroup_connect(int fd, struct perf_event *event, struct perf_event *leader);
+void perf_cgroup_detach(struct perf_event *event);
+u64 perf_cgroup_sample_id(void);
+
+static inline bool perf_event_has_cgroup(struct perf_event *event)
+{
+	return event->cgrp;
+}
+#else
+static inline bool perf_event_has_cgroup(struct perf_event *event)
+{
+	return false;
+}
+
+static inline void perf_cgroup_update_time(struct perf_event_context *ctx, u64 now) { }
+static inline u64 perf_cgroup_event_time(struct perf_event *event)
+{
+	return 0;
+}
+
+static inline u64 perf_cgroup_event_time_now(struct perf_event *event, u64 now)
+{
+	return 0;
+}
+
+static inline bool perf_cgroup_match(struct perf_event *event)
+{
+	return true;
+}
+
+static inline void perf_cgroup_event_add(struct perf_event *event,
+					 struct perf_event_context *ctx) { }
+static inline void perf_cgroup_event_del(struct perf_event *event,
+					 struct perf_event_context *ctx) { }
+static inline int perf_cgroup_connect(int fd, struct perf_event *event,
+				      struct perf_event *leader)
+{
+	return -EINVAL;
+}
+
+static inline void perf_cgroup_detach(struct perf_event *event) { }
+static inline u64 perf_cgroup_sample_id(void)
+{
+	return 0;
+}
+#endif
+
 /**
- * perf_event_time - the context time an event's totals are measured in
+ * perf_event_time - the clock an event's totals are measured in
  * @event: the event
+ *
+ * The context's time, or for a cgroup event its cgroup's time on its CPU.
  */
 static inline u64 perf_event_time(struct perf_event *event)
 {
 	struct perf_event_context *ctx = event->ctx;
 
+	if (perf_event_has_cgroup(event))
+		return perf_cgroup_event_time(event);
 	return ctx ? ctx->time : 0;
 }
 
@@ -337,6 +397,9 @@ bool perf_event_wants_sb(struct perf_event *event);
 void perf_event_task_record(struct task_struct *task,
 			    struct perf_event_context *ctx, bool fork);
 void perf_event_switch_record(struct task_struct *other, bool in);
+#ifdef CONFIG_CGROUP_PERF
+void perf_event_cgroup_record(struct cgroup *cgrp);
+#endif
 
 /* output.c */
 void perf_event_compute_header_sizes(struct perf_event *event);

@@ -456,7 +456,7 @@ void perf_prepare_sample(struct perf_sample_data *data,
 	if (todo & PERF_SAMPLE_PHYS_ADDR)
 		data->phys_addr = phys_of(data->addr);
 	if (todo & PERF_SAMPLE_CGROUP)
-		data->cgroup = 0;
+		data->cgroup = perf_cgroup_sample_id();
 	if (todo & PERF_SAMPLE_DATA_PAGE_SIZE)
 		data->data_page_size = mapped_page_size(data->addr);
 	if (todo & PERF_SAMPLE_CODE_PAGE_SIZE)

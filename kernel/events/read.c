@@ -49,6 +49,8 @@ void perf_event_times_now(struct perf_event *event, u64 now, u64 *enabled,
 
 	if (READ_ONCE(ctx->is_active) & EVENT_TIME)
 		ctx_now += now - READ_ONCE(ctx->timestamp);
+	if (perf_event_has_cgroup(event))
+		ctx_now = perf_cgroup_event_time_now(event, now);
 	if (leader != event && READ_ONCE(leader->state) <= PERF_EVENT_STATE_OFF)
 		state = leader->state;
 	delta = ctx_now - event->tstamp;

@@ -47,6 +47,10 @@ void update_context_time(struct perf_event_context *ctx)
 	now = perf_clock();
 	ctx->time += now - ctx->timestamp;
 	ctx->timestamp = now;
+#ifdef CONFIG_CGROUP_PERF
+	if (ctx->nr_cgroups && !ctx->task)
+		perf_cgroup_update_time(ctx, now);
+#endif
 }
 
 /*
@@ -120,6 +124,8 @@ bool event_filter_match(struct perf_event *event)
 	if (event->cpu != -1 && event->cpu != cpu)
 		return false;
 	if (event->pmu->filter && event->pmu->filter(event->pmu, cpu))
+		return false;
+	if (perf_event_has_cgroup(event) && !perf_cgroup_match(event))
 		return false;
 	return true;
 }
@@ -625,12 +631,16 @@ void __perf_event_task_sched_out(struct task_struct *task,
 		perf_event_switch_record(next, false);
 	if (__this_cpu_read(sched_cb_users) && task != next)
 		pmu_sched_task_cbs(cpuctx, task, false);
-	if (!ctx)
-		return;
-
-	perf_ctx_lock(cpuctx, ctx);
-	perf_ctx_deactivate(cpuctx, ctx);
-	perf_ctx_unlock(cpuctx, ctx);
+	if (ctx) {
+		perf_ctx_lock(cpuctx, ctx);
+		perf_ctx_deactivate(cpuctx, ctx);
+		perf_ctx_unlock(cpuctx, ctx);
+	}
+#ifdef CONFIG_CGROUP_PERF
+	/* With the task's groups gone, the CPU's follow @next's cgroup. */
+	if (READ_ONCE(cpuctx->ctx.nr_cgroups))
+		perf_cgroup_switch(next);
+#endif
 }
 
 /**

@@ -41,6 +41,7 @@ atomic_t perf_nr_ksymbol_events;
 atomic_t perf_nr_text_poke_events;
 atomic_t perf_nr_build_id_events;
 atomic_t perf_nr_bpf_events;
+atomic_t perf_nr_cgroup_events;
 
 /* What each kind of side-band record an event asks for adds up to. */
 static void sb_account(struct perf_event *event, int delta)
@@ -68,6 +69,8 @@ static void sb_account(struct perf_event *event, int delta)
 		atomic_add(delta, &perf_nr_text_poke_events);
 	if (a->bpf_event)
 		atomic_add(delta, &perf_nr_bpf_events);
+	if (a->cgroup)
+		atomic_add(delta, &perf_nr_cgroup_events);
 }
 
 /**
@@ -575,6 +578,67 @@ void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len, bool unregister,
 	kr.name_size = len_name;
 	perf_iterate_sb(ksymbol_output, &kr, NULL);
 }
+
+/* ---- CGROUP ---- */
+
+#ifdef CONFIG_CGROUP_PERF
+struct cgroup_rec {
+	const char			*path;
+	int				path_size;
+	struct {
+		struct perf_event_header	header;
+		u64				id;
+	} rec;
+};
+
+static void cgroup_output(struct perf_event *event, void *arg)
+{
+	struct cgroup_rec *cr = arg;
+	struct perf_output_handle handle;
+	struct perf_sample_data sample;
+
+	if (!event->attr.cgroup)
+		return;
+	perf_event_header__init(&cr->rec.header, &sample, PERF_RECORD_CGROUP, 0,
+				sizeof(cr->rec) + cr->path_size, event);
+	if (perf_output_begin(&handle, &sample, event, cr->rec.header.size))
+		return;
+	perf_output_put(&handle, cr->rec);
+	perf_output_copy(&handle, cr->path, cr->path_size);
+	perf_event__output_id_sample(event, &handle, &sample);
+	perf_output_end(&handle);
+}
+
+/**
+ * perf_event_cgroup_record - a cgroup came online: PERF_RECORD_CGROUP
+ * @cgrp: the cgroup
+ *
+ * Tells the events with attr.cgroup the id that PERF_SAMPLE_CGROUP will
+ * give for @cgrp, and its path.  Process context.
+ */
+void perf_event_cgroup_record(struct cgroup *cgrp)
+{
+	/* What upstream reports when it has no memory for the path. */
+	static const char no_mem[16] = "//enomem";
+	struct cgroup_rec cr = { .rec.id = cgroup_id(cgrp) };
+	char *path;
+
+	if (!atomic_read(&perf_nr_cgroup_events))
+		return;
+	/* Zero-padded to a multiple of 8, terminator included. */
+	path = kzalloc(PATH_MAX, GFP_KERNEL);
+	if (path) {
+		cgroup_path(cgrp, path, PATH_MAX - sizeof(u64));
+		cr.path = path;
+		cr.path_size = ALIGN(strlen(path) + 1, sizeof(u64));
+	} else {
+		cr.path = no_mem;
+		cr.path_size = sizeof(no_mem);
+	}
+	perf_iterate_sb(cgroup_output, &cr, NULL);
+	kfree(path);
+}
+#endif
 
 /* ---- BPF_EVENT ---- */
 

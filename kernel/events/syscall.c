@@ -401,10 +401,11 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 		err = PTR_ERR(event);
 		goto put_task;
 	}
-	/* Cgroup events need CONFIG_CGROUP_PERF, which this core lacks. */
+	/* In cgroup mode pid is the fd of a cgroup directory. */
 	if (flags & PERF_FLAG_PID_CGROUP) {
-		err = -EINVAL;
-		goto free;
+		err = perf_cgroup_connect(pid, event, leader);
+		if (err)
+			goto free;
 	}
 	if (is_sampling_event(event) &&
 	    (event->pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT)) {

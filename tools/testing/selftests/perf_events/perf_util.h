@@ -329,6 +329,21 @@ static inline int pin_to_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
+/* Whether the kernel has the perf_event cgroup controller (CGROUP_PERF). */
+static inline int have_perf_cgroup(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/cgroups", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "perf_event\t", 11);
+	fclose(f);
+	return found;
+}
+
 /* Raise RLIMIT_NOFILE to at least @n; returns 0 or -1. */
 static inline int raise_nofile(rlim_t n)
 {
