@@ -69,7 +69,8 @@ cpu=max
 # Built without its firmware: Debian's, from the packages.
 fw=(-L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu)
 case "${PMU:-none}" in
-none) ;;
+# QEMU's max CPU has our PMU on by default (an AMD one under TCG).
+none) cpu=max,pmu=off ;;
 intel|intel-v[1235]|amd|amd-legacy)
 	case $PMU in
 	intel) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0 ;;
