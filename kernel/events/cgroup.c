@@ -24,6 +24,12 @@
  * only exception is a CPU that is offline, whose context is changed under
  * its lock from elsewhere.  The controller's callbacks run in process
  * context under cgroup_mutex.
+ *
+ * Lifetime: cpuctx->cgrp holds no reference.  It is the cgroup of a task
+ * that runs on that CPU, or ran there last, and that task's css_set keeps
+ * the css alive until the task is freed, which is after its last switch
+ * out has moved cpuctx->cgrp on to the next task's cgroup.  A CPU that
+ * went offline keeps the cgroup of its idle task, the root.
  */
 #include <linux/cgroup.h>
 #include <linux/file.h>
