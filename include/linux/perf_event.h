@@ -771,6 +771,34 @@ static inline void perf_sample_data_init(struct perf_sample_data *data,
 	data->sample_flags |= PERF_SAMPLE_ADDR;
 }
 
+/**
+ * perf_sample_save_raw_data - make a raw record part of a sample
+ * @data: the sample
+ * @event: the event; nothing happens unless it samples PERF_SAMPLE_RAW
+ * @raw: the record: its fragments' data, size and next (or copy) set;
+ *	the total size and the last fragment's padding are set here
+ */
+static inline void perf_sample_save_raw_data(struct perf_sample_data *data,
+					     struct perf_event *event,
+					     struct perf_raw_record *raw)
+{
+	struct perf_raw_frag *frag = &raw->frag;
+	u32 bytes = frag->size;
+
+	if (!(event->attr.sample_type & PERF_SAMPLE_RAW))
+		return;
+	while (!perf_raw_frag_last(frag)) {
+		frag = frag->next;
+		bytes += frag->size;
+	}
+	/* The u32 size field and the bytes together fill whole u64s. */
+	raw->size = round_up(bytes + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	frag->pad = raw->size - bytes;
+	data->raw = raw;
+	data->dyn_size += raw->size + sizeof(u32);
+	data->sample_flags |= PERF_SAMPLE_RAW;
+}
+
 /* Bytes of the sample record @data will make for @event. */
 static inline u32 perf_sample_data_size(struct perf_sample_data *data,
 					struct perf_event *event)
@@ -1278,6 +1306,16 @@ arch_perf_update_userpage(struct perf_event *ev, struct perf_event_mmap_page *us
 
 /* Size of the page mapping @addr (0 if unknown); interrupts off. */
 u64 perf_arch_mapped_page_size(struct mm_struct *mm, unsigned long addr);
+
+/*
+ * Copies up to @cnt of this CPU's last branch records into @entries and
+ * returns how many it copied: bpf_get_branch_snapshot() calls it through
+ * the static call, which a PMU driver with a branch stack points at its
+ * own function (0 entries otherwise).
+ */
+typedef int (perf_snapshot_branch_stack_t)(struct perf_branch_entry *entries,
+					   unsigned int cnt);
+DECLARE_STATIC_CALL(perf_snapshot_branch_stack, perf_snapshot_branch_stack_t);
 
 #ifndef PERF_NEEDS_LOPWR_CB
 static inline void perf_lopwr_cb(bool mode)

@@ -169,6 +169,9 @@ int perf_output_begin_forward(struct perf_output_handle *handle,
 int perf_output_begin_backward(struct perf_output_handle *handle,
 			       struct perf_sample_data *data,
 			       struct perf_event *event, unsigned int size);
+unsigned int perf_output_copy_fn(struct perf_output_handle *handle,
+				 perf_copy_f copy, const void *src,
+				 unsigned int len);
 unsigned int perf_output_copy_user(struct perf_output_handle *handle,
 				   const void __user *ubuf, unsigned int len);
 
@@ -413,8 +416,6 @@ void perf_event__output_id_sample(struct perf_event *event,
 void perf_event_header__init(struct perf_event_header *header,
 			     struct perf_sample_data *data, u32 type, u16 misc,
 			     u16 size, struct perf_event *event);
-void perf_sample_attach_raw(struct perf_sample_data *data,
-			    struct perf_event *event, struct perf_raw_record *raw);
 void perf_event_read_record(struct perf_event *event, struct task_struct *task);
 
 /* overflow.c */
@@ -478,6 +479,32 @@ static inline bool perf_probe_event(struct perf_event *event)
 
 static inline void perf_probe_register(void) { }
 #endif
+
+/* bpf.c */
+#ifdef CONFIG_BPF_SYSCALL
+int perf_event_bpf_attach(struct perf_event *event, struct bpf_prog *prog,
+			  u64 cookie);
+void perf_bpf_inherit(struct perf_event *child, struct perf_event *parent);
+bool perf_bpf_overflow(struct perf_event *event, struct perf_sample_data *data,
+		       struct pt_regs *regs);
+#else
+static inline void perf_bpf_inherit(struct perf_event *child,
+				    struct perf_event *parent) { }
+static inline bool perf_bpf_overflow(struct perf_event *event,
+				     struct perf_sample_data *data,
+				     struct pt_regs *regs)
+{
+	return true;
+}
+#endif
+/* Also declared in trace_events.h, for kernel/bpf. */
+void perf_event_free_bpf_prog(struct perf_event *event);
+
+static inline void perf_event_drop_bpf(struct perf_event *event)
+{
+	if (IS_ENABLED(CONFIG_BPF_SYSCALL) && event->prog)
+		perf_event_free_bpf_prog(event);
+}
 
 /* sysctl.c */
 #define DEFAULT_MAX_SAMPLE_RATE		100000

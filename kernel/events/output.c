@@ -350,22 +350,24 @@ static u64 phys_of(u64 addr)
 	return phys;
 }
 
-/**
- * perf_sample_attach_raw - make a one-piece raw record part of a sample
- * @data: the sample
- * @event: the event; nothing happens unless it samples PERF_SAMPLE_RAW
- * @raw: the record; frag.data and frag.size filled in
- */
-void perf_sample_attach_raw(struct perf_sample_data *data,
-			    struct perf_event *event, struct perf_raw_record *raw)
+/* u32 size, the fragments in order, zeroes up to a u64 boundary. */
+static void output_raw(struct perf_output_handle *handle,
+		       struct perf_raw_record *raw)
 {
-	if (!(event->attr.sample_type & PERF_SAMPLE_RAW))
-		return;
-	/* The u32 size field and the data together fill whole u64s. */
-	raw->size = round_up(raw->frag.size + sizeof(u32), sizeof(u64)) - sizeof(u32);
-	data->raw = raw;
-	data->dyn_size += raw->size + sizeof(u32);
-	data->sample_flags |= PERF_SAMPLE_RAW;
+	struct perf_raw_frag *frag = &raw->frag;
+	u64 zero = 0;
+
+	perf_output_put(handle, raw->size);
+	for (;;) {
+		if (frag->copy)
+			perf_output_copy_fn(handle, frag->copy, frag->data, frag->size);
+		else
+			perf_output_copy(handle, frag->data, frag->size);
+		if (perf_raw_frag_last(frag))
+			break;
+		frag = frag->next;
+	}
+	perf_output_copy(handle, &zero, frag->pad);
 }
 
 /**
@@ -557,12 +559,7 @@ void perf_output_sample(struct perf_output_handle *handle,
 		struct perf_raw_record *raw = data->raw;
 
 		if (raw) {
-			/* u32 size, the data, zeroes up to a u64 boundary */
-			u64 zero = 0;
-
-			perf_output_put(handle, raw->size);
-			perf_output_copy(handle, raw->frag.data, raw->frag.size);
-			perf_output_copy(handle, &zero, raw->size - raw->frag.size);
+			output_raw(handle, raw);
 		} else {
 			struct { u32 size; u32 pad; } empty = { sizeof(u32), 0 };
 

@@ -525,6 +525,15 @@ static void rb_next_page(struct perf_output_handle *handle)
 	handle->size = PAGE_SIZE;
 }
 
+/* Move past @n bytes of the current page, to the next page at its end. */
+static void rb_advance(struct perf_output_handle *handle, unsigned int n)
+{
+	handle->addr += n;
+	handle->size -= n;
+	if (!handle->size)
+		rb_next_page(handle);
+}
+
 /**
  * perf_output_copy - append bytes to a claimed record
  * @handle: the handle
@@ -542,10 +551,7 @@ unsigned int perf_output_copy(struct perf_output_handle *handle,
 		memcpy(handle->addr, buf, n);
 		buf += n;
 		len -= n;
-		handle->addr += n;
-		handle->size -= n;
-		if (!handle->size)
-			rb_next_page(handle);
+		rb_advance(handle, n);
 	}
 	return 0;
 }
@@ -565,12 +571,43 @@ unsigned int perf_output_skip(struct perf_output_handle *handle,
 		unsigned int n = min_t(unsigned long, len, handle->size);
 
 		len -= n;
-		handle->addr += n;
-		handle->size -= n;
-		if (!handle->size)
-			rb_next_page(handle);
+		rb_advance(handle, n);
 	}
 	return 0;
+}
+
+/**
+ * perf_output_copy_fn - append bytes that a function copies out
+ * @handle: the handle
+ * @copy: copies @len bytes from offset @off of @src; returns how many it
+ *	could not copy
+ * @src: the source, as @copy understands it (a socket buffer, say)
+ * @len: how many
+ *
+ * Bytes @copy could not copy are left as zeroes.
+ *
+ * Return: bytes that could not be copied.
+ */
+unsigned int perf_output_copy_fn(struct perf_output_handle *handle,
+				 perf_copy_f copy, const void *src,
+				 unsigned int len)
+{
+	unsigned int missed = 0, off = 0;
+
+	while (len) {
+		unsigned int n = min_t(unsigned long, len, handle->size);
+		unsigned long left = copy(handle->addr, src, off, n);
+
+		if (left) {
+			left = min_t(unsigned long, left, n);
+			memset(handle->addr + n - left, 0, left);
+			missed += left;
+		}
+		off += n;
+		len -= n;
+		rb_advance(handle, n);
+	}
+	return missed;
 }
 
 /**
@@ -602,10 +639,7 @@ unsigned int perf_output_copy_user(struct perf_output_handle *handle,
 		}
 		ubuf += n;
 		len -= n;
-		handle->addr += n;
-		handle->size -= n;
-		if (!handle->size)
-			rb_next_page(handle);
+		rb_advance(handle, n);
 	}
 	return missed;
 }

@@ -42,7 +42,7 @@ static void tp_count(struct perf_event *event, u64 count, void *record,
 	if (!tp_event_match(event, record, regs))
 		return;
 	perf_sample_data_init(&data, 0, 0);
-	perf_sample_attach_raw(&data, event, raw);
+	perf_sample_save_raw_data(&data, event, raw);
 	perf_swevent_count(event, count, &data, regs);
 }
 
@@ -122,13 +122,24 @@ EXPORT_SYMBOL_GPL(perf_tp_event);
  * @head: this CPU's list of the tracepoint's events
  * @task: another task to deliver to, or NULL
  *
- * BPF programs cannot be attached without CONFIG_BPF_EVENTS, which this
- * core does not support, so the record goes straight to the events.
+ * The tracepoint's BPF programs see the record first, and may drop it:
+ * they run at every hit, whether or not an event is there to count it.
+ * Their context is the record with its first word (the common fields,
+ * which perf_tp_event() writes afresh) replaced by @regs.
  */
 void perf_trace_run_bpf_submit(void *raw_data, int size, int rctx, struct trace_event_call *call,
 			       u64 count, struct pt_regs *regs, struct hlist_head *head,
 			       struct task_struct *task)
 {
+#ifdef CONFIG_BPF_EVENTS
+	if (bpf_prog_array_valid(call)) {
+		*(struct pt_regs **)raw_data = regs;
+		if (!trace_call_bpf(call, raw_data) || hlist_empty(head)) {
+			perf_swevent_put_recursion_context(rctx);
+			return;
+		}
+	}
+#endif
 	perf_tp_event(call->event.type, count, raw_data, size, regs, head, rctx,
 		      task);
 }
