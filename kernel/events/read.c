@@ -212,37 +212,47 @@ EXPORT_SYMBOL_GPL(perf_event_read_value);
  * @enabled: returns the enabled time, if not NULL
  * @running: returns the running time, if not NULL
  *
- * Return: 0, or -EINVAL for an inherited event, or for one that belongs
- * to another task or another CPU.
+ * Any context, NMI included (BPF programs read counters from their
+ * overflow handlers): no lock is taken.  With interrupts off nothing can
+ * schedule the event in or out under us; an NMI may, at worst, read a
+ * count that its own PMU interrupt is about to fold.
+ *
+ * Return: 0; -EOPNOTSUPP for an inherited event (its copies cannot be
+ * summed here); -EINVAL for one of another task or another CPU; -EBUSY
+ * for a pinned event not running on this CPU.
  */
 int perf_event_read_local(struct perf_event *event, u64 *value,
 			  u64 *enabled, u64 *running)
 {
+	int cpu = smp_processor_id(), oncpu, ret = 0;
 	unsigned long flags;
-	int ret = 0;
+	u64 en, run;
 
 	local_irq_save(flags);
-	if (event->attr.inherit ||
-	    (event->attach_state & PERF_ATTACH_TASK && event->hw.target != current) ||
-	    (!(event->attach_state & PERF_ATTACH_TASK) &&
-	     event->cpu != smp_processor_id()) ||
-	    (event->state == PERF_EVENT_STATE_ACTIVE &&
-	     event->oncpu != smp_processor_id())) {
+	oncpu = READ_ONCE(event->oncpu);
+	if (event->attr.inherit) {
+		ret = -EOPNOTSUPP;
+	} else if (event->attach_state & PERF_ATTACH_TASK) {
+		if (event->hw.target != current)
+			ret = -EINVAL;
+	} else if (event->cpu != cpu) {
 		ret = -EINVAL;
-		goto out;
 	}
-
-	raw_spin_lock(&event->ctx->lock);
-	update_context_time(event->ctx);
-	perf_event_update_time(event);
-	if (event->state == PERF_EVENT_STATE_ACTIVE)
+	if (!ret && event->attr.pinned && oncpu != cpu)
+		ret = -EBUSY;
+	if (ret)
+		goto out;
+	/* oncpu is this CPU only while the event is active here. */
+	if (oncpu == cpu)
 		event->pmu->read(event);
 	*value = local64_read(&event->count);
-	if (enabled)
-		*enabled = event->total_time_enabled;
-	if (running)
-		*running = event->total_time_running;
-	raw_spin_unlock(&event->ctx->lock);
+	if (enabled || running) {
+		perf_event_times_now(event, perf_clock(), &en, &run);
+		if (enabled)
+			*enabled = en;
+		if (running)
+			*running = run;
+	}
 out:
 	local_irq_restore(flags);
 	return ret;
