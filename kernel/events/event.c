@@ -389,6 +389,7 @@ static void __free_event(struct perf_event *event)
 		perf_event_account_sb(event, false);
 	}
 	perf_event_rb_detach(event);
+	perf_event_drop_bpf(event);
 	perf_tp_free_filter(event);
 	perf_cgroup_detach(event);
 	if (event->attach_state & PERF_ATTACH_SCHED_EVENTS)

@@ -62,6 +62,7 @@ inherit_event(struct perf_event *parent_event, struct task_struct *child,
 	local64_set(&event->hw.period_left, event->hw.sample_period);
 	event->overflow_handler = parent_event->overflow_handler;
 	event->overflow_handler_context = parent_event->overflow_handler_context;
+	perf_bpf_inherit(event, parent_event);
 	perf_event_compute_sizes(event);
 
 	raw_spin_lock_irq(&child_ctx->lock);

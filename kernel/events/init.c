@@ -15,14 +15,6 @@
 
 #include "internal.h"
 
-/*
- * Parts of the kernel that call into perf internals this core does not
- * provide yet.  Refuse them at build time with a clear message.
- */
-#if IS_ENABLED(CONFIG_BPF_SYSCALL) || IS_ENABLED(CONFIG_BPF_EVENTS)
-#error "perf: CONFIG_BPF_SYSCALL is not supported yet; disable it"
-#endif
-
 /**
  * perf_event_init - set up the perf core; boot only
  */

@@ -245,6 +245,9 @@ int __perf_event_overflow(struct perf_event *event, bool throttle,
 	limit = atomic_read(&event->event_limit);
 	if (account_overflow(event, throttle))
 		ret = 1;
+	/* A BPF program may drop the sample, and all that follows from it. */
+	if (unlikely(READ_ONCE(event->prog)) && !perf_bpf_overflow(event, data, regs))
+		return ret;
 
 	event->pending_kill = POLL_IN;
 	if (limit && atomic_dec_and_test(&event->event_limit)) {

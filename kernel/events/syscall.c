@@ -22,6 +22,7 @@
 #include <linux/poll.h>
 #include <linux/ptrace.h>
 #include <linux/syscalls.h>
+#include <linux/trace_events.h>
 #include <linux/uaccess.h>
 #include <linux/compat.h>
 #include <linux/bpf.h>
@@ -749,6 +750,25 @@ union ioctl_arg {
 	struct perf_event_attr	attr;
 };
 
+/* The program's reference passes to the event, or is dropped. */
+static long perf_ioctl_set_bpf(struct perf_event *event, unsigned long fd)
+{
+#ifdef CONFIG_BPF_SYSCALL
+	struct bpf_prog *prog = bpf_prog_get(fd);
+	int ret;
+
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	ret = perf_event_bpf_attach(event, prog, 0);
+	if (ret)
+		bpf_prog_put(prog);
+	return ret;
+#else
+	/* As bpf_prog_get() says without the bpf() system call. */
+	return -EOPNOTSUPP;
+#endif
+}
+
 static long perf_ioctl_locked(struct perf_event *event, unsigned int cmd,
 			      unsigned long arg, union ioctl_arg *in)
 {
@@ -783,18 +803,10 @@ static long perf_ioctl_locked(struct perf_event *event, unsigned int cmd,
 		fdput(f);
 		return ret;
 	}
-	case PERF_EVENT_IOC_SET_BPF: {
-		struct bpf_prog *prog = bpf_prog_get(arg);
-
-		if (IS_ERR(prog))
-			return PTR_ERR(prog);
-		bpf_prog_put(prog);
-		return -EINVAL;
-	}
+	case PERF_EVENT_IOC_SET_BPF:
+		return perf_ioctl_set_bpf(event, arg);
 	case PERF_EVENT_IOC_PAUSE_OUTPUT:
 		return perf_event_pause_output(event, arg);
-	case PERF_EVENT_IOC_QUERY_BPF:
-		return -EOPNOTSUPP;
 	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
 		return perf_event_modify_attr(event, &in->attr);
 	default:
@@ -847,6 +859,9 @@ static long perf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case PERF_EVENT_IOC_SET_FILTER:
 		return perf_ioctl_set_filter(event, arg);
+	case PERF_EVENT_IOC_QUERY_BPF:
+		/* The ids go out under bpf_event_mutex, not the context's. */
+		return perf_event_query_prog_array(event, (void __user *)arg);
 	case PERF_EVENT_IOC_ID:
 		/* Fixed at creation. */
 		return put_user(perf_event_primary_id(event),
