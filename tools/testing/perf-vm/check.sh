@@ -83,7 +83,8 @@ run() {
 paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 
 # The tests that need a hardware PMU, run on the emulated ones.
-pmu_tests="hw hw_sched hw_config kvm_pmu perf_hw.sh base_remove_on_exec perf_tool.sh"
+pmu_tests="hw hw_sched hw_config kvm_pmu perf_hw.sh base_remove_on_exec perf_tool.sh
+bpftrace.sh"
 # pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.  Without
 # -icount the run ends with hardlockup.sh, which locks CPU 1 up for good
 # (tests/final/).  Under -icount the vCPUs take turns on one host thread
