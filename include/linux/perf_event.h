@@ -433,7 +433,10 @@ extern struct list_head perf_no_siblings;
 struct perf_event {
 #ifdef CONFIG_PERF_EVENTS
 	struct list_head		event_entry;	/* ctx->event_list */
-	struct list_head		group_entry;	/* pmu_ctx group list */
+	struct list_head		group_entry;	/* pmu_ctx or cgroup group list */
+#ifdef CONFIG_CGROUP_PERF
+	u64				group_seq;	/* leader: order among groups */
+#endif
 	struct list_head		sibling_list;	/* leader: siblings; sibling: link */
 	struct list_head		active_list;	/* pmu_ctx active list */
 
@@ -559,7 +562,11 @@ struct perf_event {
  * struct perf_event_pmu_context - the part of a context that one PMU owns
  *
  * Group leaders sit on @pinned_groups or @flexible_groups in creation
- * order; those currently on the PMU are also on the matching active list.
+ * order (multiplexing moves the first flexible one to the end); those
+ * currently on the PMU are also on the matching active list.  The groups
+ * of cgroup events sit on their cgroup's lists instead (struct
+ * perf_cgroup_info), so that a context switch looks only at the groups of
+ * the cgroups of the task that runs; group_seq orders them all as one.
  * A CPU context's sub-contexts are embedded in struct perf_cpu_pmu_context
  * and never freed; a task context's are allocated on demand and freed with
  * their last event.
@@ -609,6 +616,7 @@ struct perf_event_context {
 	int				is_active;
 #ifdef CONFIG_CGROUP_PERF
 	int				nr_cgroups;	/* CPU context: cgroup events */
+	u64				group_seq;	/* last group_seq handed out */
 #endif
 
 	refcount_t			refcount;
@@ -653,11 +661,14 @@ struct perf_cpu_context {
  *	while this CPU had cgroup events
  * @timestamp: when @time was last brought up to date
  * @active: the clock runs (the cgroup is on the current task's path)
+ * @groups: leaders of the cgroup's groups in this CPU's context, pinned
+ *	([0]) and flexible ([1]), of every PMU, in group_seq order
  */
 struct perf_cgroup_info {
 	u64				time;
 	u64				timestamp;
 	int				active;
+	struct list_head		groups[2];
 };
 
 /**

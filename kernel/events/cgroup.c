@@ -117,6 +117,108 @@ bool perf_cgroup_match(struct perf_event *event)
 }
 
 /**
+ * perf_cgroup_group_list - the list a cgroup group's leader belongs on
+ * @event: the leader, a cgroup event
+ *
+ * Return: its cgroup's pinned or flexible list on its CPU.
+ */
+struct list_head *perf_cgroup_group_list(struct perf_event *event)
+{
+	struct perf_cgroup_info *info = per_cpu_ptr(event->cgrp->info, event->cpu);
+
+	return &info->groups[!event->attr.pinned];
+}
+
+/* Take the next batch of non-empty cgroup lists on the path into @it. */
+static void iter_fill(struct perf_group_iter *it)
+{
+	int cpu = smp_processor_id(), i;
+
+	while (it->next_css && it->nr < PERF_GROUP_ITER_LISTS) {
+		struct perf_cgroup_info *info =
+			per_cpu_ptr(css_perf(it->next_css)->info, cpu);
+
+		if (!list_empty(&info->groups[it->kind]))
+			it->head[it->nr++] = &info->groups[it->kind];
+		it->next_css = it->next_css->parent;
+	}
+	for (i = 0; i < it->nr; i++)
+		it->pos[i] = it->head[i]->next;
+}
+
+/**
+ * perf_cgroup_iter_start - start a walk of the groups that may run here
+ * @it: the walk
+ * @epc: a sub-context of this CPU's context, locked
+ * @pinned: its pinned groups, else its flexible ones
+ *
+ * The walk covers @epc's own list and, for each cgroup from the running
+ * task's up to the root, the groups of that cgroup on this CPU: the cost
+ * grows with the groups that can run, not with those of other cgroups.
+ * Lists are merged in group_seq order, which is creation order with
+ * multiplexing's moves; past PERF_GROUP_ITER_LISTS non-empty lists on
+ * the path, the rest follow in a merge of their own.
+ *
+ * Return: false when @epc's own list is all there is to walk (a task
+ * context, or no cgroup events here); @it is then unused.
+ */
+bool perf_cgroup_iter_start(struct perf_group_iter *it,
+			    struct perf_event_pmu_context *epc, bool pinned)
+{
+	struct perf_cgroup *cgrp;
+
+	if (!epc->nr_cgroups || epc->ctx->task)
+		return false;
+	cgrp = this_cpu_ptr(&perf_cpu_context)->cgrp;
+	if (!cgrp)
+		return false;
+	it->epc = epc;
+	it->kind = !pinned;
+	it->head[0] = pinned ? &epc->pinned_groups : &epc->flexible_groups;
+	it->nr = 1;
+	it->next_css = &cgrp->css;
+	iter_fill(it);
+	return true;
+}
+
+/**
+ * perf_cgroup_iter_next - the next group of a walk
+ * @it: the walk
+ *
+ * The walk's lists must not change until it ends.
+ *
+ * Return: the next leader of @it's sub-context, or NULL at the end.
+ */
+struct perf_event *perf_cgroup_iter_next(struct perf_group_iter *it)
+{
+	for (;;) {
+		struct perf_event *best = NULL, *ev;
+		int i, from = 0;
+
+		for (i = 0; i < it->nr; i++) {
+			if (it->pos[i] == it->head[i])
+				continue;
+			ev = list_entry(it->pos[i], struct perf_event, group_entry);
+			if (!best || ev->group_seq < best->group_seq) {
+				best = ev;
+				from = i;
+			}
+		}
+		if (!best) {
+			if (!it->next_css)
+				return NULL;
+			it->nr = 0;
+			iter_fill(it);
+			continue;
+		}
+		it->pos[from] = it->pos[from]->next;
+		/* A cgroup's list holds the groups of all its PMUs. */
+		if (best->pmu_ctx == it->epc)
+			return best;
+	}
+}
+
+/**
  * perf_cgroup_event_add - account a cgroup event joining a CPU context
  * @event: the event; nothing happens unless it has a cgroup
  * @ctx: its CPU's context, locked
@@ -273,6 +375,7 @@ static struct cgroup_subsys_state *
 perf_cgroup_css_alloc(struct cgroup_subsys_state *parent_css)
 {
 	struct perf_cgroup *pc;
+	int cpu;
 
 	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
 	if (!pc)
@@ -281,6 +384,12 @@ perf_cgroup_css_alloc(struct cgroup_subsys_state *parent_css)
 	if (!pc->info) {
 		kfree(pc);
 		return ERR_PTR(-ENOMEM);
+	}
+	for_each_possible_cpu(cpu) {
+		struct perf_cgroup_info *info = per_cpu_ptr(pc->info, cpu);
+
+		INIT_LIST_HEAD(&info->groups[0]);
+		INIT_LIST_HEAD(&info->groups[1]);
 	}
 	return &pc->css;
 }

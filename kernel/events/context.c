@@ -512,10 +512,19 @@ out:
 	local_irq_restore(flags);
 }
 
-static struct list_head *group_list(struct perf_event *event)
+/**
+ * perf_group_list - the list a group leader belongs on
+ * @event: the leader
+ *
+ * Return: its sub-context's pinned or flexible list, or for a cgroup
+ * event its cgroup's list on its CPU.
+ */
+struct list_head *perf_group_list(struct perf_event *event)
 {
 	struct perf_event_pmu_context *epc = event->pmu_ctx;
 
+	if (perf_event_has_cgroup(event))
+		return perf_cgroup_group_list(event);
 	return event->attr.pinned ? &epc->pinned_groups : &epc->flexible_groups;
 }
 
@@ -536,7 +545,8 @@ void list_add_event(struct perf_event *event, struct perf_event_context *ctx)
 		/* A group moving in whole (migrate) keeps what it has. */
 		if (!(event->attach_state & PERF_ATTACH_GROUP))
 			event->group_caps = event->event_caps;
-		list_add_tail(&event->group_entry, group_list(event));
+		list_add_tail(&event->group_entry, perf_group_list(event));
+		perf_group_seq_next(event);
 	}
 	/* Side-band walks stop at the first event that wants none. */
 	if (perf_event_wants_sb(event))
@@ -643,7 +653,8 @@ static void perf_group_detach(struct perf_event *event)
 		perf_event_compute_sizes(sibling);
 		if (!(sibling->attach_state & PERF_ATTACH_CONTEXT))
 			continue;
-		list_add_tail(&sibling->group_entry, group_list(sibling));
+		list_add_tail(&sibling->group_entry, perf_group_list(sibling));
+		perf_group_seq_next(sibling);
 		if (sibling->state == PERF_EVENT_STATE_ACTIVE)
 			list_add_tail(&sibling->active_list, sibling->attr.pinned ?
 				      &sibling->pmu_ctx->pinned_active :

@@ -211,6 +211,7 @@ typedef void (*event_fn_t)(struct perf_event *event,
 			   struct perf_event_context *ctx, void *data);
 
 struct perf_event_context *alloc_perf_context(struct task_struct *task);
+struct list_head *perf_group_list(struct perf_event *event);
 void get_ctx(struct perf_event_context *ctx);
 void put_ctx(struct perf_event_context *ctx);
 struct perf_event_context *find_get_context(struct task_struct *task, int cpu);
@@ -260,7 +261,29 @@ static inline u64 perf_clock(void)
 }
 
 /* cgroup.c */
+
+/* How many group lists perf_group_iter merges at once. */
+#define PERF_GROUP_ITER_LISTS	8
+
+/*
+ * A walk of the groups of one CPU sub-context that may run now: its own
+ * list and those of the cgroups from the running task's up to the root,
+ * merged in group_seq order (perf_cgroup_iter_start(), _next()).
+ */
+struct perf_group_iter {
+	struct perf_event_pmu_context	*epc;
+	struct cgroup_subsys_state	*next_css;	/* levels not merged yet */
+	int				kind;		/* 0 pinned, 1 flexible */
+	int				nr;
+	struct list_head		*head[PERF_GROUP_ITER_LISTS];
+	struct list_head		*pos[PERF_GROUP_ITER_LISTS];
+};
+
 #ifdef CONFIG_CGROUP_PERF
+struct list_head *perf_cgroup_group_list(struct perf_event *event);
+bool perf_cgroup_iter_start(struct perf_group_iter *it,
+			    struct perf_event_pmu_context *epc, bool pinned);
+struct perf_event *perf_cgroup_iter_next(struct perf_group_iter *it);
 void perf_cgroup_update_time(struct perf_event_context *ctx, u64 now);
 u64 perf_cgroup_event_time(struct perf_event *event);
 u64 perf_cgroup_event_time_now(struct perf_event *event, u64 now);
@@ -313,7 +336,32 @@ static inline u64 perf_cgroup_sample_id(void)
 {
 	return 0;
 }
+
+static inline struct list_head *perf_cgroup_group_list(struct perf_event *event)
+{
+	return NULL;
+}
+
+static inline bool perf_cgroup_iter_start(struct perf_group_iter *it,
+					  struct perf_event_pmu_context *epc,
+					  bool pinned)
+{
+	return false;
+}
+
+static inline struct perf_event *perf_cgroup_iter_next(struct perf_group_iter *it)
+{
+	return NULL;
+}
 #endif
+
+/* A leader joining the end of its group list gets the next group_seq. */
+static inline void perf_group_seq_next(struct perf_event *leader)
+{
+#ifdef CONFIG_CGROUP_PERF
+	leader->group_seq = ++leader->ctx->group_seq;
+#endif
+}
 
 /**
  * perf_event_time - the clock an event's totals are measured in

@@ -9,13 +9,37 @@
  * task's context are each kept in a list; scheduling walks a list in order
  * and stops at the first group that does not fit.  Every interval the
  * group at the head moves to the tail, so over a full turn each group
- * leads once.  Pinned groups are never rotated.
+ * leads once.  Pinned groups are never rotated.  A CPU context's cgroup
+ * groups sit on their cgroups' lists; the walk merges those of the
+ * running task's cgroups with the context's own, in group_seq order, and
+ * rotation moves the first of that walk to the end.
  *
  * Context: the timer is pinned to its CPU and runs in hard interrupt
  * context; it takes the CPU's and the task's context locks like every
  * other scheduling path.  hrtimer_lock guards only the timer's state.
  */
 #include "internal.h"
+
+/*
+ * The first flexible group that may run here goes last: the head of the
+ * sub-context's list, or with cgroup events the first of the merged walk
+ * (which may sit on a cgroup's list).
+ */
+static void rotate_flexible(struct perf_event_pmu_context *epc)
+{
+	struct perf_group_iter it;
+	struct perf_event *first;
+
+	if (perf_cgroup_iter_start(&it, epc, false))
+		first = perf_cgroup_iter_next(&it);
+	else
+		first = list_first_entry_or_null(&epc->flexible_groups,
+						 struct perf_event, group_entry);
+	if (!first)
+		return;
+	list_move_tail(&first->group_entry, perf_group_list(first));
+	perf_group_seq_next(first);
+}
 
 /**
  * perf_rotate_context - rotate one PMU's flexible groups on this CPU
@@ -52,9 +76,9 @@ bool perf_rotate_context(struct perf_cpu_pmu_context *cpc)
 		pmu_ctx_sched_out(cpu_epc, EVENT_FLEXIBLE);
 
 	if (cpu_rotate)
-		list_rotate_left(&cpu_epc->flexible_groups);
+		rotate_flexible(cpu_epc);
 	if (task_rotate)
-		list_rotate_left(&task_epc->flexible_groups);
+		rotate_flexible(task_epc);
 
 	if (cpu_epc->ctx)
 		pmu_groups_sched_in(cpu_epc, false);

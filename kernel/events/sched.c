@@ -274,6 +274,32 @@ static bool group_can_go_on(struct perf_event *group,
 	return can_add_hw;
 }
 
+/*
+ * One group's turn to go on: a pinned group that does not fit goes to the
+ * ERROR state; a flexible one waits for multiplexing, and no flexible group
+ * after it takes a hardware counter (*@can_add_hw).
+ */
+static __always_inline void group_turn(struct perf_event *group,
+				       struct perf_event_pmu_context *epc,
+				       bool pinned, bool *can_add_hw)
+{
+	if (group->state != PERF_EVENT_STATE_INACTIVE)
+		return;
+	if (!event_filter_match(group))
+		return;
+	if (group_can_go_on(group, epc, *can_add_hw) && !group_sched_in(group, epc))
+		return;
+
+	/* No room on the PMU for this group. */
+	if (pinned) {
+		perf_event_set_state(group, PERF_EVENT_STATE_ERROR);
+		return;
+	}
+	*can_add_hw = false;
+	epc->rotate_necessary = 1;
+	perf_mux_hrtimer_restart(epc_cpc(epc));
+}
+
 /**
  * pmu_groups_sched_in - put a sub-context's groups of one kind on its PMU
  * @epc: the sub-context, live on this CPU
@@ -282,27 +308,17 @@ static bool group_can_go_on(struct perf_event *group,
 void pmu_groups_sched_in(struct perf_event_pmu_context *epc, bool pinned)
 {
 	struct list_head *groups = pinned ? &epc->pinned_groups : &epc->flexible_groups;
+	struct perf_group_iter it;
 	struct perf_event *group;
 	bool can_add_hw = true;
 
-	list_for_each_entry(group, groups, group_entry) {
-		if (group->state != PERF_EVENT_STATE_INACTIVE)
-			continue;
-		if (!event_filter_match(group))
-			continue;
-		if (group_can_go_on(group, epc, can_add_hw) &&
-		    !group_sched_in(group, epc))
-			continue;
-
-		/* No room on the PMU for this group. */
-		if (pinned) {
-			perf_event_set_state(group, PERF_EVENT_STATE_ERROR);
-			continue;
-		}
-		can_add_hw = false;
-		epc->rotate_necessary = 1;
-		perf_mux_hrtimer_restart(epc_cpc(epc));
+	if (perf_cgroup_iter_start(&it, epc, pinned)) {
+		while ((group = perf_cgroup_iter_next(&it)))
+			group_turn(group, epc, pinned, &can_add_hw);
+		return;
 	}
+	list_for_each_entry(group, groups, group_entry)
+		group_turn(group, epc, pinned, &can_add_hw);
 }
 
 /**

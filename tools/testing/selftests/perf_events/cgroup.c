@@ -376,4 +376,49 @@ TEST_F(cg, cgroup_switches_count)
 	close(fd);
 }
 
+/*
+ * More flexible groups than counters, on the perf_test PMU (2 counters per
+ * CPU, a test PMU of our kernel only): three of cgroup a, three of c
+ * below it, one for the whole CPU.  With a task of c running, all seven
+ * may run, and multiplexing must give each a turn, although they sit on
+ * three different lists.
+ */
+TEST_F(cg, nested_cgroup_groups_take_turns)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			       PERF_FORMAT_TOTAL_TIME_RUNNING,
+	};
+	int fd[7], i, round, waiting = 7;
+	uint64_t v[3];
+	long type;
+
+	if (read_file_long("/sys/bus/event_source/devices/perf_test/type", &type))
+		SKIP(return, "no perf_test PMU (a test-only PMU of this kernel)");
+	attr.type = type;
+	for (i = 0; i < 7; i++) {
+		int cg = i < 3 ? self->fa : self->fc;
+
+		fd[i] = i < 6 ? sys_perf_event_open(&attr, cg, 0, -1, PERF_FLAG_PID_CGROUP) :
+				sys_perf_event_open(&attr, -1, 0, -1, 0);
+		ASSERT_GE(fd[i], 0) TH_LOG("event %d: %s", i, strerror(errno));
+	}
+	/* Until every group ran: each round is a few multiplexing intervals. */
+	for (round = 0; waiting && round < 1000; round++) {
+		ASSERT_EQ(run_in(self->c, 0, 20000000), 0);
+		for (waiting = 0, i = 0; i < 7; i++) {
+			ASSERT_EQ(read3(fd[i], v), 0);
+			waiting += !v[2];
+		}
+	}
+	for (i = 0; i < 7; i++) {
+		ASSERT_EQ(read3(fd[i], v), 0);
+		EXPECT_GT(v[2], 0) TH_LOG("group %d never ran (enabled %llu ns)", i,
+					  (unsigned long long)v[1]);
+		EXPECT_LT(v[2], v[1]) TH_LOG("group %d ran all along", i);
+		close(fd[i]);
+	}
+}
+
 TEST_HARNESS_MAIN
