@@ -20,7 +20,7 @@ rm -rf "$results"
 mkdir -p "$results" "$bin"
 
 # The order the guest runs them in: cheap and sensitive ones first.
-ALL_PROGS="syscall sched inherit enable sample ringbuf mem scale hw"
+ALL_PROGS="syscall sched cgroup tracepoint inherit enable sample ringbuf mem scale hw"
 HW_PROGS="hw"
 progs=${BENCH_ONLY:-$ALL_PROGS}
 plain_progs= hw_progs=

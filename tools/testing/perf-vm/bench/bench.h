@@ -89,6 +89,27 @@ static inline double report_runs(const char *id, const char *unit,
 	return m;
 }
 
+/*
+ * ns per getppid() call, the median of 11 runs of 2000, reported as
+ * figure @id: the floor of a system call, or with a tracepoint on it.
+ */
+#define GETPPID_RUNS	11
+static inline double getppid_ns(const char *id)
+{
+	double v[GETPPID_RUNS];
+	int r, i, n = 2000;
+
+	for (r = -1; r < GETPPID_RUNS; r++) {
+		uint64_t t = now_ns();
+
+		for (i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		if (r >= 0)
+			v[r] = (double)(now_ns() - t) / n;
+	}
+	return report_runs(id, "ns", v, GETPPID_RUNS);
+}
+
 /* One byte through a pipe, for the ping-pong of sched.c and hw.c. */
 static inline void xwrite(int fd)
 {

@@ -22,6 +22,8 @@ import sys
 REQUIRED = """
 getppid read_devzero read1 read_group8 open_close1 open_close_group8
 cs_0 cs_1 cs_8 cs_64 cs_1_added cs_8_added cs_64_added
+cgcs_0 cgcs_1 cgcs_8 cgcs_64 cgcs_1_added cgcs_8_added cgcs_64_added
+tp_off tp_event tp_bpf tp_event_added tp_bpf_added
 thread_none thread_inherit_task thread_inherit_cpu
 thread_inherit_task_added thread_inherit_cpu_added
 fork_none fork_inherit_task fork_inherit_cpu
@@ -107,8 +109,9 @@ def higher_is_better(unit):
 
 # Control figures, drawn in grey: those that involve no perf event show how
 # far the two kernels differ outside perf; a count of samples should match.
-CONTROLS = {"getppid", "read_devzero", "cs_0", "thread_none", "fork_none",
-            "rb_faults_per_s", "sample_10k_n", "hw_cs_0"}
+CONTROLS = {"getppid", "read_devzero", "cs_0", "cgcs_0", "tp_off",
+            "thread_none", "fork_none", "rb_faults_per_s", "sample_10k_n",
+            "hw_cs_0"}
 
 TICS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 3, 4,
         5, 10, 20, 50, 100]

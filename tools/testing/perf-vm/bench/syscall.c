@@ -20,22 +20,6 @@
 
 static volatile uint64_t sink;
 
-static void bench_getppid(void)
-{
-	double v[RUNS];
-	int r, i, n = 2000;
-
-	for (r = -1; r < RUNS; r++) {
-		uint64_t t = now_ns();
-
-		for (i = 0; i < n; i++)
-			syscall(SYS_getppid);
-		if (r >= 0)
-			v[r] = (double)(now_ns() - t) / n;
-	}
-	report_runs("getppid", "ns", v, RUNS);
-}
-
 static void bench_read_devzero(void)
 {
 	double v[RUNS];
@@ -139,7 +123,7 @@ static void bench_open_close_group8(void)
 int main(void)
 {
 	pin_cpu(0);
-	bench_getppid();
+	getppid_ns("getppid");
 	bench_read_devzero();
 	bench_read1();
 	bench_read_group8();
