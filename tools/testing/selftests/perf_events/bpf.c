@@ -11,8 +11,9 @@
  *    copies run it too;
  *  - PERF_EVENT_IOC_QUERY_BPF, and bpf_link (BPF_LINK_CREATE) for perf
  *    events, detaching when the link is closed;
- *  - bpf_perf_event_output() into a bpf-output event's ring buffer, and
- *    bpf_perf_event_read_value() of a counter in a perf event array;
+ *  - bpf_perf_event_output() into a bpf-output event's ring buffer,
+ *    bpf_perf_event_read_value() of a counter in a perf event array, and
+ *    bpf_get_stackid() of a sample's stack;
  *  - the errors: bad descriptors, programs of the wrong type, a second
  *    program, a tracepoint program reading past the record.
  *
@@ -29,6 +30,7 @@
 #define KFUNC "__x64_sys_getppid"
 #define CALLS 10
 #define MAX_INSNS 64
+#define STACK_DEPTH 32
 /* struct bpf_perf_event_data: the registers (x86-64's), then the period. */
 #define SAMPLE_PERIOD_OFF	sizeof(struct pt_regs)
 
@@ -199,6 +201,30 @@ static int count_prog(int type, int map, int ret, bool period)
 	patch(&p, skip);
 	ret_imm(&p, ret);
 	return prog_load(type, &p);
+}
+
+/*
+ * A perf_event program that stores bpf_get_stackid(ctx, @stacks,
+ * BPF_F_USER_STACK | BPF_F_REUSE_STACKID) in value 0 of @res's entry 0.
+ */
+static int stackid_prog(int stacks, int res)
+{
+	struct prog p = {};
+	int skip;
+
+	ld_map(&p, BPF_REG_2, stacks);
+	mov_imm(&p, BPF_REG_3, BPF_F_USER_STACK | BPF_F_REUSE_STACKID);
+	call(&p, BPF_FUNC_get_stackid);
+	mov_reg(&p, BPF_REG_6, BPF_REG_0);
+	emit(&p, INSN(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 0));
+	stack_ptr(&p, BPF_REG_2, -4);
+	ld_map(&p, BPF_REG_1, res);
+	call(&p, BPF_FUNC_map_lookup_elem);
+	skip = jump_if(&p, BPF_JEQ, BPF_REG_0, 0);
+	emit(&p, INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_6, 0, 0));
+	patch(&p, skip);
+	ret_imm(&p, 1);
+	return prog_load(BPF_PROG_TYPE_PERF_EVENT, &p);
 }
 
 /* A program of @type that returns @ret and does nothing else. */
@@ -374,6 +400,61 @@ TEST(overflow_program)
 		close(fd);
 		close(prog);
 		close(map);
+	}
+}
+
+/*
+ * bpf_get_stackid() from a perf_event program: the stack of each page
+ * fault goes into a stack map, from the sample's callchain when the event
+ * samples one, else walked at the call.  The user stack is asked for: it
+ * starts in this program.
+ */
+TEST(stackid)
+{
+	uint64_t ips[STACK_DEPTH];
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.sample_period = 1,
+		.disabled = 1,
+	};
+	int i, stacks, res, prog, fd;
+	uint64_t ip;
+	int64_t id;
+
+	if (missing())
+		SKIP(return, "%s", missing());
+	for (i = 0; i < 2; i++) {
+		attr.sample_type = i ? PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN : PERF_SAMPLE_IP;
+		stacks = map_create(BPF_MAP_TYPE_STACK_TRACE, sizeof(ips), 64);
+		ASSERT_GE(stacks, 0);
+		res = map_create(BPF_MAP_TYPE_ARRAY, 8, 1);
+		ASSERT_GE(res, 0);
+		prog = stackid_prog(stacks, res);
+		ASSERT_GE(prog, 0);
+		fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+		ASSERT_GE(fd, 0);
+		ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog));
+		ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+		touch_pages(4);
+		ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+		id = (int64_t)map_value(res, 0);
+		ASSERT_GE(id, 0) TH_LOG("callchain %d: bpf_get_stackid() gave %lld", i,
+					(long long)id);
+		memset(ips, 0, sizeof(ips));
+		ASSERT_EQ(0, map_lookup(stacks, id, ips));
+		/*
+		 * A user address of the faulting code, first after the
+		 * context marker that a sample's callchain starts with.
+		 */
+		ip = ips[0] >= (uint64_t)PERF_CONTEXT_MAX ? ips[1] : ips[0];
+		EXPECT_NE(0, ip);
+		EXPECT_LT(ip, 0x800000000000ULL);
+		close(fd);
+		close(prog);
+		close(res);
+		close(stacks);
 	}
 }
 
