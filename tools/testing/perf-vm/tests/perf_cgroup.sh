@@ -28,7 +28,8 @@ if [ -z "$root" ]; then
 	mount -t cgroup2 cgroup2 "$root" 2>/dev/null || skip "cannot mount cgroup2"
 fi
 [ -e "$root/cgroup.procs" ] || skip "no cgroup2 hierarchy at $root"
-grep -qw perf_event "$root/cgroup.controllers" ||
+# An implicit controller: /proc/cgroups lists it, cgroup.controllers not.
+grep -q '^perf_event[[:space:]]' /proc/cgroups ||
 	skip "no perf_event controller (CONFIG_CGROUP_PERF)"
 # The perf_event controller reaches new cgroups once the root's controller
 # masks are computed, which a write to its subtree_control does.
