@@ -5,7 +5,7 @@
 #
 # usage: check.sh [all|qemu|stock|kcsan|pmu]
 #   qemu   our kernel (-smp 2 and -smp 4) and our debug kernel (-smp 2),
-#          and a short seeded fuzz on the debug kernel at -smp 2 and -smp 4
+#          and a short seeded fuzz on the debug kernel at -smp 4
 #   kcsan  our KCSAN kernel (-smp 2; not the perf tool scripts), and a
 #          short fuzz on it at -smp 4
 #   stock  the unmodified base with the same configuration (-smp 2 and 4)
@@ -84,7 +84,7 @@ paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 
 # The tests that need a hardware PMU, run on the emulated ones.
 pmu_tests="hw hw_sched hw_config kvm_pmu perf_hw.sh base_remove_on_exec perf_tool.sh
-bpftrace.sh"
+bpftrace_hw.sh"
 # pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.  Without
 # -icount the run ends with hardlockup.sh, which locks CPU 1 up for good
 # (tests/final/).  Under -icount the vCPUs take turns on one host thread
@@ -121,17 +121,17 @@ for k in $kernels; do
 		if [ -z "$only_pmu" ]; then
 			# shellcheck disable=SC2046
 			run "debug-smp2" debug 2 2048 3600 $(paths "${all_tests[@]}")
-			fuzz debug 2
 			fuzz debug 4
 		fi
 		pmu_run debug intel
 		;;
 	kcsan)
-		# Not the scripts of perf's own commands: they exercise the
-		# tool's output more than the core's concurrency, and take
-		# three minutes of this slow kernel.
+		# Not the scripts of perf's own commands or bpftrace: they
+		# exercise the tools' output more than the core's concurrency,
+		# and take minutes of this slow kernel.
 		mapfile -t kcsan_tests < <(printf '%s\n' "${all_tests[@]}" |
-			grep -vx -e perf_tool.sh -e perf_trace.sh)
+			grep -vx -e perf_tool.sh -e perf_trace.sh -e bpftrace.sh \
+				-e perf_cgroup.sh)
 		# shellcheck disable=SC2046
 		run "kcsan-smp2" kcsan 2 2048 3600 $(paths "${kcsan_tests[@]}")
 		fuzz kcsan 4
