@@ -30,6 +30,14 @@
  * the css alive until the task is freed, which is after its last switch
  * out has moved cpuctx->cgrp on to the next task's cgroup.  A CPU that
  * went offline keeps the cgroup of its idle task, the root.
+ *
+ * Group lists: a cgroup's lists on a CPU (perf_cgroup_info.groups) hold
+ * leaders of that CPU's context only.  Like a sub-context's lists they
+ * change with the context's mutex and lock held, and are walked with the
+ * lock held.  Each leader holds its cgroup through event->cgrp, so a
+ * cgroup with groups on a list outlives them; the walk from cpuctx->cgrp
+ * up to the root takes no reference either, since a css keeps its
+ * parents alive.  group_seq is handed out under the same context lock.
  */
 #include <linux/cgroup.h>
 #include <linux/file.h>

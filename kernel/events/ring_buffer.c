@@ -576,6 +576,20 @@ unsigned int perf_output_skip(struct perf_output_handle *handle,
 	return 0;
 }
 
+/* A perf_copy_f for user memory: no page faults, NMI-safe. */
+static unsigned long copy_from_user_nofault_fn(void *dst, const void *src,
+					       unsigned long off,
+					       unsigned long len)
+{
+	unsigned long left;
+
+	pagefault_disable();
+	left = __copy_from_user_inatomic(dst, (const void __user __force *)src + off,
+					 len);
+	pagefault_enable();
+	return left;
+}
+
 /**
  * perf_output_copy_fn - append bytes that a function copies out
  * @handle: the handle
@@ -624,24 +638,8 @@ unsigned int perf_output_copy_fn(struct perf_output_handle *handle,
 unsigned int perf_output_copy_user(struct perf_output_handle *handle,
 				   const void __user *ubuf, unsigned int len)
 {
-	unsigned int missed = 0;
-
-	while (len) {
-		unsigned int n = min_t(unsigned long, len, handle->size);
-		unsigned long left;
-
-		pagefault_disable();
-		left = __copy_from_user_inatomic(handle->addr, ubuf, n);
-		pagefault_enable();
-		if (left) {
-			memset(handle->addr + n - left, 0, left);
-			missed += left;
-		}
-		ubuf += n;
-		len -= n;
-		rb_advance(handle, n);
-	}
-	return missed;
+	return perf_output_copy_fn(handle, copy_from_user_nofault_fn,
+				   (const void __force *)ubuf, len);
 }
 
 /**

@@ -236,11 +236,6 @@ static int ret_prog(int type, int ret)
 	return prog_load(type, &p);
 }
 
-static int have_bpf(void)
-{
-	return !(map_create(BPF_MAP_TYPE_ARRAY, 8, 1) < 0 && errno == ENOSYS);
-}
-
 /* A counting event on syscalls:sys_enter_getppid for this task, or -1. */
 static int open_getppid_tp(void)
 {
@@ -271,7 +266,7 @@ static uint64_t map_value(int map, int i)
 /* Why the tests cannot run here, or NULL. */
 static const char *missing(void)
 {
-	if (!have_bpf())
+	if (!have_bpf_syscall())
 		return NO_BPF;
 	if (tp_id("syscalls", "sys_enter_getppid") < 0)
 		return "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)";

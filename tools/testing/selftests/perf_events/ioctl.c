@@ -587,12 +587,6 @@ TEST(set_filter)
 	close(fd);
 }
 
-/* Whether the kernel has bpf(2): an unknown command is EINVAL, not ENOSYS. */
-static int have_bpf_syscall(void)
-{
-	return !(syscall(__NR_bpf, -1, NULL, 0) < 0 && errno == ENOSYS);
-}
-
 /*
  * Without CONFIG_BPF_SYSCALL there is no program to attach; with it, what
  * is no program is refused (bpf.c attaches real ones).

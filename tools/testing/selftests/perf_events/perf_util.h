@@ -607,6 +607,12 @@ static inline uint64_t ksym_addr(const char *name)
 	return found;
 }
 
+/* Whether the kernel has bpf(2): an unknown command is EINVAL, not ENOSYS. */
+static inline int have_bpf_syscall(void)
+{
+	return !(syscall(__NR_bpf, -1, NULL, 0) < 0 && errno == ENOSYS);
+}
+
 /* The tracefs events directory, mounting tracefs if need be. */
 static inline const char *tracefs_events(void)
 {
