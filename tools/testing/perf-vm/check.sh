@@ -126,12 +126,12 @@ for k in $kernels; do
 		pmu_run debug intel
 		;;
 	kcsan)
-		# Not the scripts of perf's own commands or bpftrace: they
+		# Not the scripts of perf's own commands, bpftrace or bcc: they
 		# exercise the tools' output more than the core's concurrency,
 		# and take minutes of this slow kernel.
 		mapfile -t kcsan_tests < <(printf '%s\n' "${all_tests[@]}" |
 			grep -vx -e perf_tool.sh -e perf_trace.sh -e bpftrace.sh \
-				-e perf_cgroup.sh)
+				-e perf_cgroup.sh -e bcc.sh)
 		# shellcheck disable=SC2046
 		run "kcsan-smp2" kcsan 2 2048 3600 $(paths "${kcsan_tests[@]}")
 		fuzz kcsan 4

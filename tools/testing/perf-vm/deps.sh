@@ -5,7 +5,8 @@
 
 PKGS="linux-source-6.12 qemu-system-x86 gcc make flex bison libelf-dev
 libssl-dev bc cpio ccache busybox-static manpages-dev kmod rsync xz-utils
-gawk git python3 linux-perf gdb file libc6-dev gnuplot-nox bpftrace"
+gawk git python3 linux-perf gdb file libc6-dev gnuplot-nox bpftrace
+bpfcc-tools"
 
 missing=
 for p in $PKGS; do
