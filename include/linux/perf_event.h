@@ -434,9 +434,7 @@ struct perf_event {
 #ifdef CONFIG_PERF_EVENTS
 	struct list_head		event_entry;	/* ctx->event_list */
 	struct list_head		group_entry;	/* pmu_ctx or cgroup group list */
-#ifdef CONFIG_CGROUP_PERF
 	u64				group_seq;	/* leader: order among groups */
-#endif
 	struct list_head		sibling_list;	/* leader: siblings; sibling: link */
 	struct list_head		active_list;	/* pmu_ctx active list */
 
@@ -559,6 +557,14 @@ struct perf_event {
 };
 
 /**
+ * struct perf_cpu_groups - a task sub-context's groups bound to one CPU
+ * @groups: their leaders, pinned ([0]) and flexible ([1]), in group_seq order
+ */
+struct perf_cpu_groups {
+	struct list_head		groups[2];
+};
+
+/**
  * struct perf_event_pmu_context - the part of a context that one PMU owns
  *
  * Group leaders sit on @pinned_groups or @flexible_groups in creation
@@ -566,7 +572,11 @@ struct perf_event {
  * currently on the PMU are also on the matching active list.  The groups
  * of cgroup events sit on their cgroup's lists instead (struct
  * perf_cgroup_info), so that a context switch looks only at the groups of
- * the cgroups of the task that runs; group_seq orders them all as one.
+ * the cgroups of the task that runs; in a task context, groups bound to
+ * one CPU sit on that CPU's lists in @cpu_groups (allocated with the
+ * first such group; without it they stay on the sub-context's own lists),
+ * so that a switch looks only at those that may run there.  group_seq
+ * orders all the lists a switch walks as one.
  * A CPU context's sub-contexts are embedded in struct perf_cpu_pmu_context
  * and never freed; a task context's are allocated on demand and freed with
  * their last event.
@@ -581,6 +591,7 @@ struct perf_event_pmu_context {
 	struct list_head		flexible_groups;
 	struct list_head		pinned_active;
 	struct list_head		flexible_active;
+	struct perf_cpu_groups		*cpu_groups;	/* task context, by CPU */
 
 	unsigned int			embedded : 1;
 
@@ -614,10 +625,11 @@ struct perf_event_context {
 	int				nr_events;
 	int				nr_freq;	/* of them in frequency mode */
 	int				is_active;
+	int				rotate_disable;	/* fork is copying its groups */
 #ifdef CONFIG_CGROUP_PERF
 	int				nr_cgroups;	/* CPU context: cgroup events */
-	u64				group_seq;	/* last group_seq handed out */
 #endif
+	u64				group_seq;	/* last group_seq handed out */
 
 	refcount_t			refcount;
 	struct task_struct		*task;

@@ -137,8 +137,14 @@ struct list_head *perf_cgroup_group_list(struct perf_event *event)
 	return &info->groups[!event->attr.pinned];
 }
 
-/* Take the next batch of non-empty cgroup lists on the path into @it. */
-static void iter_fill(struct perf_group_iter *it)
+/**
+ * perf_cgroup_iter_fill - add the next cgroup lists of the path to a walk
+ * @it: the walk, its lists from @it->nr on free
+ *
+ * Takes non-empty lists of the cgroups from @it->next_css up, until @it
+ * is full or the path ends, and starts every list of @it from its head.
+ */
+void perf_cgroup_iter_fill(struct perf_group_iter *it)
 {
 	int cpu = smp_processor_id(), i;
 
@@ -185,45 +191,8 @@ bool perf_cgroup_iter_start(struct perf_group_iter *it,
 	it->head[0] = pinned ? &epc->pinned_groups : &epc->flexible_groups;
 	it->nr = 1;
 	it->next_css = &cgrp->css;
-	iter_fill(it);
+	perf_cgroup_iter_fill(it);
 	return true;
-}
-
-/**
- * perf_cgroup_iter_next - the next group of a walk
- * @it: the walk
- *
- * The walk's lists must not change until it ends.
- *
- * Return: the next leader of @it's sub-context, or NULL at the end.
- */
-struct perf_event *perf_cgroup_iter_next(struct perf_group_iter *it)
-{
-	for (;;) {
-		struct perf_event *best = NULL, *ev;
-		int i, from = 0;
-
-		for (i = 0; i < it->nr; i++) {
-			if (it->pos[i] == it->head[i])
-				continue;
-			ev = list_entry(it->pos[i], struct perf_event, group_entry);
-			if (!best || ev->group_seq < best->group_seq) {
-				best = ev;
-				from = i;
-			}
-		}
-		if (!best) {
-			if (!it->next_css)
-				return NULL;
-			it->nr = 0;
-			iter_fill(it);
-			continue;
-		}
-		it->pos[from] = it->pos[from]->next;
-		/* A cgroup's list holds the groups of all its PMUs. */
-		if (best->pmu_ctx == it->epc)
-			return best;
-	}
 }
 
 /**

@@ -239,6 +239,28 @@ struct perf_event_pmu_context *perf_ctx_pmu_context(struct perf_event_context *c
 	return NULL;
 }
 
+/*
+ * A task sub-context's lists of groups bound to a CPU, one pair per
+ * possible CPU.  Without them (no memory) such groups stay on the
+ * sub-context's own lists, where event_filter_match() still keeps them
+ * off other CPUs: the lists save time, they are never needed.
+ */
+static void alloc_cpu_groups(struct perf_event_pmu_context *epc)
+{
+	struct perf_cpu_groups *cg;
+	int cpu, i;
+
+	cg = kcalloc(nr_cpu_ids, sizeof(*cg), GFP_KERNEL | __GFP_NOWARN);
+	if (!cg)
+		return;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		for (i = 0; i < 2; i++)
+			INIT_LIST_HEAD(&cg[cpu].groups[i]);
+	raw_spin_lock_irq(&epc->ctx->lock);
+	epc->cpu_groups = cg;
+	raw_spin_unlock_irq(&epc->ctx->lock);
+}
+
 /**
  * find_get_pmu_context - the sub-context of @ctx that @pmu's groups use
  * @pmu: the PMU the group belongs to
@@ -281,6 +303,9 @@ struct perf_event_pmu_context *find_get_pmu_context(struct pmu *pmu,
 	raw_spin_unlock_irq(&ctx->lock);
 
 	kfree(new);
+	/* Only holders of ctx->mutex set ->cpu_groups: the test holds. */
+	if (cpu >= 0 && !epc->cpu_groups)
+		alloc_cpu_groups(epc);
 	return epc;
 }
 
@@ -306,8 +331,10 @@ void put_pmu_ctx(struct perf_event_pmu_context *epc)
 	epc->ctx = NULL;
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 
-	if (!epc->embedded)
+	if (!epc->embedded) {
+		kfree(epc->cpu_groups);
 		kfree(epc);
+	}
 }
 
 /**
@@ -516,16 +543,93 @@ out:
  * perf_group_list - the list a group leader belongs on
  * @event: the leader
  *
- * Return: its sub-context's pinned or flexible list, or for a cgroup
- * event its cgroup's list on its CPU.
+ * Return: its sub-context's pinned or flexible list; for a cgroup event
+ * its cgroup's list on its CPU; for a task event bound to a CPU, that
+ * CPU's list of the sub-context when it has them.
  */
 struct list_head *perf_group_list(struct perf_event *event)
 {
 	struct perf_event_pmu_context *epc = event->pmu_ctx;
+	int kind = !event->attr.pinned;
 
 	if (perf_event_has_cgroup(event))
 		return perf_cgroup_group_list(event);
-	return event->attr.pinned ? &epc->pinned_groups : &epc->flexible_groups;
+	if (event->cpu >= 0 && epc->cpu_groups)
+		return &epc->cpu_groups[event->cpu].groups[kind];
+	return kind ? &epc->flexible_groups : &epc->pinned_groups;
+}
+
+/**
+ * perf_group_iter_start - start a walk of the groups that may run here
+ * @it: the walk
+ * @epc: a sub-context live on this CPU, its context locked
+ * @pinned: its pinned groups, else its flexible ones
+ *
+ * Return: false when @epc's own list is all there is to walk (@it is
+ * then unused): no groups bound to this CPU in a task context, no cgroup
+ * events in a CPU context.
+ */
+bool perf_group_iter_start(struct perf_group_iter *it,
+			   struct perf_event_pmu_context *epc, bool pinned)
+{
+	struct list_head *own = pinned ? &epc->pinned_groups : &epc->flexible_groups;
+	struct list_head *here;
+	int i;
+
+	if (!epc->ctx->task)
+		return perf_cgroup_iter_start(it, epc, pinned);
+	if (!epc->cpu_groups)
+		return false;
+	here = &epc->cpu_groups[smp_processor_id()].groups[!pinned];
+	if (list_empty(here))
+		return false;
+	it->epc = epc;
+	it->next_css = NULL;
+	it->kind = !pinned;
+	it->nr = 0;
+	if (!list_empty(own))
+		it->head[it->nr++] = own;
+	it->head[it->nr++] = here;
+	for (i = 0; i < it->nr; i++)
+		it->pos[i] = it->head[i]->next;
+	return true;
+}
+
+/**
+ * perf_group_iter_next - the next group of a walk
+ * @it: the walk
+ *
+ * The walk's lists must not change until it ends.
+ *
+ * Return: the next leader of @it's sub-context, or NULL at the end.
+ */
+struct perf_event *perf_group_iter_next(struct perf_group_iter *it)
+{
+	for (;;) {
+		struct perf_event *best = NULL, *ev;
+		int i, from = 0;
+
+		for (i = 0; i < it->nr; i++) {
+			if (it->pos[i] == it->head[i])
+				continue;
+			ev = list_entry(it->pos[i], struct perf_event, group_entry);
+			if (!best || ev->group_seq < best->group_seq) {
+				best = ev;
+				from = i;
+			}
+		}
+		if (!best) {
+			if (!it->next_css)
+				return NULL;
+			it->nr = 0;
+			perf_cgroup_iter_fill(it);
+			continue;
+		}
+		it->pos[from] = it->pos[from]->next;
+		/* A cgroup's list holds the groups of all its PMUs. */
+		if (best->pmu_ctx == it->epc)
+			return best;
+	}
 }
 
 /**

@@ -13,10 +13,12 @@
  * overflow state either, so none of these may be reached through it.
  *
  * Locking: fork runs in the parent and holds the parent context's mutex
- * while copying; the child's context is private until the child is
- * published.  Exit runs in the exiting task, takes its context's mutex,
- * and takes each original's child_mutex to unlink a copy.  Release of an
- * original takes each copy's context mutex before its own child_mutex
+ * while copying, with the context's rotate_disable set so that
+ * multiplexing does not reorder the group lists it walks; the child's
+ * context is private until the child is published.  Exit runs in the
+ * exiting task, takes its context's mutex, and takes each original's
+ * child_mutex to unlink a copy.  Release of an original takes each copy's
+ * context mutex before its own child_mutex
  * (perf_free_event_children()), the same order.
  */
 #include <linux/slab.h>
@@ -128,6 +130,26 @@ static int inherit_groups(struct list_head *groups, u64 clone_flags,
 	return 0;
 }
 
+/*
+ * The groups of one sub-context: those for any CPU, then those bound to
+ * each CPU in CPU order, pinned before flexible in each.
+ */
+static int inherit_epc(struct perf_event_pmu_context *epc, u64 clone_flags,
+		       struct task_struct *child,
+		       struct perf_event_context **child_ctx)
+{
+	int cpu, i, err;
+
+	err = inherit_groups(&epc->pinned_groups, clone_flags, child, child_ctx);
+	if (!err)
+		err = inherit_groups(&epc->flexible_groups, clone_flags, child, child_ctx);
+	for (cpu = 0; !err && epc->cpu_groups && cpu < nr_cpu_ids; cpu++)
+		for (i = 0; !err && i < 2; i++)
+			err = inherit_groups(&epc->cpu_groups[cpu].groups[i],
+					     clone_flags, child, child_ctx);
+	return err;
+}
+
 /**
  * perf_event_init_task - set up a new task's perf state at fork
  * @child: the new task, not yet running
@@ -157,14 +179,18 @@ int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 		return 0;
 
 	mutex_lock(&parent_ctx->mutex);
+	/* Multiplexing would move groups under the walk (rotate.c). */
+	raw_spin_lock_irq(&parent_ctx->lock);
+	parent_ctx->rotate_disable = 1;
+	raw_spin_unlock_irq(&parent_ctx->lock);
 	list_for_each_entry(epc, &parent_ctx->pmu_ctx_list, pmu_ctx_entry) {
-		err = inherit_groups(&epc->pinned_groups, clone_flags, child, &child_ctx);
-		if (err)
-			break;
-		err = inherit_groups(&epc->flexible_groups, clone_flags, child, &child_ctx);
+		err = inherit_epc(epc, clone_flags, child, &child_ctx);
 		if (err)
 			break;
 	}
+	raw_spin_lock_irq(&parent_ctx->lock);
+	parent_ctx->rotate_disable = 0;
+	raw_spin_unlock_irq(&parent_ctx->lock);
 	mutex_unlock(&parent_ctx->mutex);
 	put_ctx(parent_ctx);
 

@@ -266,9 +266,11 @@ static inline u64 perf_clock(void)
 #define PERF_GROUP_ITER_LISTS	8
 
 /*
- * A walk of the groups of one CPU sub-context that may run now: its own
- * list and those of the cgroups from the running task's up to the root,
- * merged in group_seq order (perf_cgroup_iter_start(), _next()).
+ * A walk of the groups of one sub-context that may run on this CPU: its
+ * own list, merged in group_seq order with, for a task context, the list
+ * of its groups bound to this CPU, or for a CPU context, those of the
+ * cgroups from the running task's up to the root (perf_group_iter_start(),
+ * _next()).
  */
 struct perf_group_iter {
 	struct perf_event_pmu_context	*epc;
@@ -279,11 +281,17 @@ struct perf_group_iter {
 	struct list_head		*pos[PERF_GROUP_ITER_LISTS];
 };
 
+bool perf_group_iter_start(struct perf_group_iter *it,
+			   struct perf_event_pmu_context *epc, bool pinned);
+struct perf_event *perf_group_iter_next(struct perf_group_iter *it);
+
+/* cgroup.c */
+
 #ifdef CONFIG_CGROUP_PERF
 struct list_head *perf_cgroup_group_list(struct perf_event *event);
 bool perf_cgroup_iter_start(struct perf_group_iter *it,
 			    struct perf_event_pmu_context *epc, bool pinned);
-struct perf_event *perf_cgroup_iter_next(struct perf_group_iter *it);
+void perf_cgroup_iter_fill(struct perf_group_iter *it);
 void perf_cgroup_update_time(struct perf_event_context *ctx, u64 now);
 u64 perf_cgroup_event_time(struct perf_event *event);
 u64 perf_cgroup_event_time_now(struct perf_event *event, u64 now);
@@ -349,18 +357,13 @@ static inline bool perf_cgroup_iter_start(struct perf_group_iter *it,
 	return false;
 }
 
-static inline struct perf_event *perf_cgroup_iter_next(struct perf_group_iter *it)
-{
-	return NULL;
-}
+static inline void perf_cgroup_iter_fill(struct perf_group_iter *it) { }
 #endif
 
 /* A leader joining the end of its group list gets the next group_seq. */
 static inline void perf_group_seq_next(struct perf_event *leader)
 {
-#ifdef CONFIG_CGROUP_PERF
 	leader->group_seq = ++leader->ctx->group_seq;
-#endif
 }
 
 /**

@@ -10,9 +10,14 @@
  * and stops at the first group that does not fit.  Every interval the
  * group at the head moves to the tail, so over a full turn each group
  * leads once.  Pinned groups are never rotated.  A CPU context's cgroup
- * groups sit on their cgroups' lists; the walk merges those of the
- * running task's cgroups with the context's own, in group_seq order, and
- * rotation moves the first of that walk to the end.
+ * groups sit on their cgroups' lists, and a task context's groups bound
+ * to one CPU on that CPU's list; the walk merges those that may run here
+ * (the running task's cgroups', this CPU's) with the context's own, in
+ * group_seq order, and rotation moves the first of that walk to the end.
+ *
+ * Fork copies a task's groups walking its lists with only the context's
+ * mutex held (inherit.c), sleeping to allocate; the task context's
+ * rotate_disable, set under its lock meanwhile, holds its rotation off.
  *
  * Context: the timer is pinned to its CPU and runs in hard interrupt
  * context; it takes the CPU's and the task's context locks like every
@@ -22,16 +27,16 @@
 
 /*
  * The first flexible group that may run here goes last: the head of the
- * sub-context's list, or with cgroup events the first of the merged walk
- * (which may sit on a cgroup's list).
+ * sub-context's list, or the first of the merged walk (which may sit on
+ * a cgroup's list, or on the list of a task's groups bound to this CPU).
  */
 static void rotate_flexible(struct perf_event_pmu_context *epc)
 {
 	struct perf_group_iter it;
 	struct perf_event *first;
 
-	if (perf_cgroup_iter_start(&it, epc, false))
-		first = perf_cgroup_iter_next(&it);
+	if (perf_group_iter_start(&it, epc, false))
+		first = perf_group_iter_next(&it);
 	else
 		first = list_first_entry_or_null(&epc->flexible_groups,
 						 struct perf_event, group_entry);
@@ -53,16 +58,21 @@ bool perf_rotate_context(struct perf_cpu_pmu_context *cpc)
 	struct perf_event_pmu_context *cpu_epc = &cpc->epc, *task_epc;
 	struct perf_event_context *task_ctx;
 	struct pmu *pmu = cpu_epc->pmu;
-	bool cpu_rotate, task_rotate, again;
+	bool cpu_rotate, task_rotate, held = false, again;
 
 	perf_ctx_lock(cpuctx, cpuctx->task_ctx);
 	task_ctx = cpuctx->task_ctx;
 	task_epc = perf_ctx_pmu_context(task_ctx, pmu);
 	cpu_rotate = cpu_epc->ctx && cpu_epc->rotate_necessary;
 	task_rotate = task_epc && task_epc->rotate_necessary;
+	if (task_rotate && task_ctx->rotate_disable) {
+		/* fork is walking the lists: try again next interval */
+		task_rotate = false;
+		held = true;
+	}
 	if (!cpu_rotate && !task_rotate) {
 		perf_ctx_unlock(cpuctx, task_ctx);
-		return false;
+		return held;
 	}
 
 	update_context_time(&cpuctx->ctx);

@@ -312,8 +312,8 @@ void pmu_groups_sched_in(struct perf_event_pmu_context *epc, bool pinned)
 	struct perf_event *group;
 	bool can_add_hw = true;
 
-	if (perf_cgroup_iter_start(&it, epc, pinned)) {
-		while ((group = perf_cgroup_iter_next(&it)))
+	if (perf_group_iter_start(&it, epc, pinned)) {
+		while ((group = perf_group_iter_next(&it)))
 			group_turn(group, epc, pinned, &can_add_hw);
 		return;
 	}
@@ -465,6 +465,22 @@ void perf_ctx_resched(struct perf_cpu_context *cpuctx,
 	perf_event_sched_in(cpuctx, task_ctx, pmu);
 }
 
+/*
+ * Whether a task sub-context has a group that may run on this CPU, going
+ * by CPU binding alone: one bound elsewhere never needs the PMU here.
+ */
+static bool task_epc_has_groups_here(struct perf_event_pmu_context *epc)
+{
+	struct perf_cpu_groups *cg;
+
+	if (!list_empty(&epc->pinned_groups) || !list_empty(&epc->flexible_groups))
+		return true;
+	if (!epc->cpu_groups)
+		return false;
+	cg = &epc->cpu_groups[smp_processor_id()];
+	return !list_empty(&cg->groups[0]) || !list_empty(&cg->groups[1]);
+}
+
 /**
  * perf_ctx_activate - make a context live on this CPU and schedule it in
  * @cpuctx: this CPU's context, locked
@@ -493,7 +509,7 @@ void perf_ctx_activate(struct perf_cpu_context *cpuctx,
 		struct perf_event_pmu_context *cpu_epc = &this_cpc(epc->pmu)->epc;
 		bool sw = epc->pmu->task_ctx_nr == perf_sw_context;
 
-		if (!epc->nr_events)
+		if (!epc->nr_events || !task_epc_has_groups_here(epc))
 			continue;
 		if (sw || !perf_pmu_ctx_is_active(cpu_epc)) {
 			pmu_ctx_sched_in(epc, EVENT_ALL);

@@ -174,6 +174,62 @@ TEST(per_task_per_cpu_counts_only_there)
 		close(fd[i]);
 }
 
+/*
+ * Inherited per-task-per-CPU events: a child that runs only on CPU 0
+ * adds its page faults to the event for CPU 0 and nothing to the others,
+ * pinned or flexible, led or alone.
+ */
+TEST(inherited_per_task_per_cpu_events)
+{
+	struct evspec s = {
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.inherit = 1,
+	};
+	int n = nr_cpus(), fd[2][MAXCPU], sib[MAXCPU], i, k, status;
+	uint64_t c;
+	pid_t pid;
+
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_LE(n, MAXCPU);
+	ASSERT_EQ(pin_to_cpu(0), 0);
+	for (k = 0; k < 2; k++) {
+		s.pinned = k;
+		for (i = 0; i < n; i++) {
+			fd[k][i] = open_spec(&s, 0, i, -1, 0);
+			ASSERT_GE(fd[k][i], 0);
+		}
+	}
+	/* A sibling in each flexible leader's group. */
+	s.pinned = 0;
+	for (i = 0; i < n; i++) {
+		sib[i] = open_spec(&s, 0, i, fd[0][i], 0);
+		ASSERT_GE(sib[i], 0);
+	}
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		touch_pages(NPAGES);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 2; k++) {
+			c = read_count(fd[k][i]);
+			EXPECT_TRUE(i ? c == 0 : c >= NPAGES)
+				TH_LOG("cpu %d, pinned %d: %llu", i, k,
+				       (unsigned long long)c);
+			close(fd[k][i]);
+		}
+		c = read_count(sib[i]);
+		EXPECT_TRUE(i ? c == 0 : c >= NPAGES)
+			TH_LOG("sibling, cpu %d: %llu", i, (unsigned long long)c);
+		close(sib[i]);
+	}
+	unpin();
+}
+
 struct thr {
 	int cpu, ncpu;
 	pthread_barrier_t *start, *opened;

@@ -249,6 +249,57 @@ static int write_interval(const char *val)
 	return write_file_str(MUX_INTERVAL, val);
 }
 
+/*
+ * Task groups bound to a CPU take turns with those for any CPU: on CPU 0,
+ * four flexible events (two for any CPU, two for CPU 0, opened in turn)
+ * share the two counters, each running about half the time; one for
+ * CPU 1 never runs there.
+ */
+TEST_F(mux, cpu_bound_task_groups_take_turns)
+{
+	static const int cpu[5] = { -1, 0, -1, 0, 1 };
+	uint64_t sum = 0, enabled = 0;
+	struct perf_event_attr attr;
+	struct reading r[5];
+	int fd[5], i;
+
+	if (nr_cpus() < 2)
+		SKIP(return, "needs two CPUs");
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = self->type;
+	attr.disabled = 1;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	for (i = 0; i < 5; i++) {
+		fd[i] = sys_perf_event_open(&attr, 0, cpu[i], -1, 0);
+		ASSERT_GE(fd[i], 0);
+	}
+	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_ENABLE));
+	spin_ms(200);
+	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_DISABLE));
+
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, rd(fd[i], &r[i]));
+	for (i = 0; i < 4; i++) {
+		enabled += r[i].enabled;
+		sum += r[i].running;
+		EXPECT_GT(r[i].running, 0) TH_LOG("event %d (cpu %d)", i, cpu[i]);
+		EXPECT_LT(r[i].running, r[i].enabled) TH_LOG("event %d", i);
+		EXPECT_TRUE(within(r[i].running, r[i].enabled / 2, 25))
+			TH_LOG("event %d (cpu %d): running %llu of %llu", i, cpu[i],
+			       (unsigned long long)r[i].running,
+			       (unsigned long long)r[i].enabled);
+	}
+	EXPECT_TRUE(within(sum, enabled / 4 * 2, 15))
+		TH_LOG("running sum %llu, enabled %llu", (unsigned long long)sum,
+		       (unsigned long long)(enabled / 4));
+	EXPECT_GT(r[4].enabled, 0);
+	EXPECT_EQ(0, r[4].running);
+	for (i = 0; i < 5; i++)
+		close(fd[i]);
+}
+
 /* The rotation interval is a sysfs knob, at least 1 ms. */
 TEST_F(mux, interval_knob)
 {
