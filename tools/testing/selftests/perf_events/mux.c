@@ -300,6 +300,80 @@ TEST_F(mux, cpu_bound_task_groups_take_turns)
 		close(fd[i]);
 }
 
+/*
+ * fork copies the parent's groups while multiplexing rotates them every
+ * millisecond: each child must get each group exactly once.  Each group
+ * is a perf_test leader, counting in the parent so that the groups
+ * rotate, and a task-clock sibling that is off until exec.  Every child
+ * execs /bin/true, which turns its copies of the siblings on together,
+ * and exits; so each sibling ends with the children's lives after exec,
+ * summed, and none of the parent's time.  A group copied twice into a
+ * child adds that child's life once more to its sibling; a group not
+ * copied leaves it out.
+ */
+TEST_F_TIMEOUT(mux, fork_copies_each_group_once_while_rotating, 900)
+{
+	uint64_t v[24], lo = ~0ULL, hi = 0, en[2];
+	struct perf_event_attr attr;
+	int lead[24], sib[24], i, status, ms = read_interval();
+	char old[16];
+	pid_t pid;
+
+	ASSERT_GT(ms, 0);
+	snprintf(old, sizeof(old), "%d", ms);
+	ASSERT_EQ(0, write_interval("1"));
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = self->type;
+	attr.inherit = 1;
+	for (i = 0; i < 24; i++) {
+		lead[i] = sys_perf_event_open(&attr, 0, -1, -1, 0);
+		ASSERT_GE(lead[i], 0);
+	}
+	for (i = 0; i < 24; i++) {
+		struct evspec s = {
+			.config = PERF_COUNT_SW_TASK_CLOCK,
+			.fmt = F_EN,
+			.disabled = 1,
+			.inherit = 1,
+			.enable_on_exec = 1,
+		};
+
+		sib[i] = open_spec(&s, 0, -1, lead[i], 0);
+		ASSERT_GE(sib[i], 0);
+	}
+	for (i = 0; i < 40; i++) {
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (!pid) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		/* Keep the parent running for rotations to happen. */
+		spin_ms(1);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	}
+	EXPECT_EQ(0, write_interval(old));
+	for (i = 0; i < 24; i++) {
+		ASSERT_EQ(sizeof(en), read(sib[i], en, sizeof(en)));
+		v[i] = en[1];
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	/* Half a child's average life apart at most. */
+	EXPECT_GT(lo, 0);
+	EXPECT_LT(hi - lo, lo / 200)
+		TH_LOG("siblings' enabled times from %llu to %llu ns",
+		       (unsigned long long)lo, (unsigned long long)hi);
+	for (i = 0; i < 24; i++) {
+		if (hi - lo >= lo / 200)
+			TH_LOG("sibling %d: %llu ns", i, (unsigned long long)v[i]);
+		close(sib[i]);
+		close(lead[i]);
+	}
+}
+
 /* The rotation interval is a sysfs knob, at least 1 ms. */
 TEST_F(mux, interval_knob)
 {
