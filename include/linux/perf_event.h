@@ -576,7 +576,9 @@ struct perf_cpu_groups {
  * one CPU sit on that CPU's lists in @cpu_groups (allocated with the
  * first such group; without it they stay on the sub-context's own lists),
  * so that a switch looks only at those that may run there.  group_seq
- * orders all the lists a switch walks as one.
+ * orders all the lists a switch walks as one.  @cpu_groups is set once,
+ * with the context's mutex and lock held (or before the context is
+ * published, at fork), read under either, and freed with the sub-context.
  * A CPU context's sub-contexts are embedded in struct perf_cpu_pmu_context
  * and never freed; a task context's are allocated on demand and freed with
  * their last event.

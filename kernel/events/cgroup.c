@@ -173,15 +173,15 @@ void perf_cgroup_iter_fill(struct perf_group_iter *it)
  * multiplexing's moves; past PERF_GROUP_ITER_LISTS non-empty lists on
  * the path, the rest follow in a merge of their own.
  *
- * Return: false when @epc's own list is all there is to walk (a task
- * context, or no cgroup events here); @it is then unused.
+ * Return: false when @epc's own list is all there is to walk (no cgroup
+ * events here); @it is then unused.
  */
 bool perf_cgroup_iter_start(struct perf_group_iter *it,
 			    struct perf_event_pmu_context *epc, bool pinned)
 {
 	struct perf_cgroup *cgrp;
 
-	if (!epc->nr_cgroups || epc->ctx->task)
+	if (!epc->nr_cgroups)
 		return false;
 	cgrp = this_cpu_ptr(&perf_cpu_context)->cgrp;
 	if (!cgrp)

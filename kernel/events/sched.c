@@ -509,7 +509,7 @@ void perf_ctx_activate(struct perf_cpu_context *cpuctx,
 		struct perf_event_pmu_context *cpu_epc = &this_cpc(epc->pmu)->epc;
 		bool sw = epc->pmu->task_ctx_nr == perf_sw_context;
 
-		if (!epc->nr_events || !task_epc_has_groups_here(epc))
+		if (!task_epc_has_groups_here(epc))
 			continue;
 		if (sw || !perf_pmu_ctx_is_active(cpu_epc)) {
 			pmu_ctx_sched_in(epc, EVENT_ALL);

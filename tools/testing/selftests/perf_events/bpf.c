@@ -95,6 +95,20 @@ static void patch(struct prog *p, int jump)
 	p->insn[jump].off = p->n - jump - 1;
 }
 
+/*
+ * r0 = bpf_map_lookup_elem(@map, &key) with key 0 stored at r10 + @off
+ * (clobbers r1 and r2).  Return: the jump that skips what follows when r0
+ * is NULL, for patch().
+ */
+static int lookup_key0(struct prog *p, int map, int off)
+{
+	emit(p, INSN(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, off, 0));
+	stack_ptr(p, BPF_REG_2, off);
+	ld_map(p, BPF_REG_1, map);
+	call(p, BPF_FUNC_map_lookup_elem);
+	return jump_if(p, BPF_JEQ, BPF_REG_0, 0);
+}
+
 static void ret_imm(struct prog *p, int v)
 {
 	mov_imm(p, BPF_REG_0, v);
@@ -186,11 +200,7 @@ static int count_prog(int type, int map, int ret, bool period)
 	int skip;
 
 	mov_reg(&p, BPF_REG_6, BPF_REG_1);
-	emit(&p, INSN(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 0));
-	stack_ptr(&p, BPF_REG_2, -4);
-	ld_map(&p, BPF_REG_1, map);
-	call(&p, BPF_FUNC_map_lookup_elem);
-	skip = jump_if(&p, BPF_JEQ, BPF_REG_0, 0);
+	skip = lookup_key0(&p, map, -4);
 	mov_imm(&p, BPF_REG_1, 1);
 	emit(&p, INSN(BPF_STX | BPF_ATOMIC | BPF_DW, BPF_REG_0, BPF_REG_1, 0, BPF_ADD));
 	if (period) {
@@ -216,11 +226,7 @@ static int stackid_prog(int stacks, int res)
 	mov_imm(&p, BPF_REG_3, BPF_F_USER_STACK | BPF_F_REUSE_STACKID);
 	call(&p, BPF_FUNC_get_stackid);
 	mov_reg(&p, BPF_REG_6, BPF_REG_0);
-	emit(&p, INSN(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 0));
-	stack_ptr(&p, BPF_REG_2, -4);
-	ld_map(&p, BPF_REG_1, res);
-	call(&p, BPF_FUNC_map_lookup_elem);
-	skip = jump_if(&p, BPF_JEQ, BPF_REG_0, 0);
+	skip = lookup_key0(&p, res, -4);
 	emit(&p, INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_6, 0, 0));
 	patch(&p, skip);
 	ret_imm(&p, 1);
@@ -711,11 +717,7 @@ TEST(read_value)
 	mov_imm(&p, BPF_REG_4, 24);
 	call(&p, BPF_FUNC_perf_event_read_value);
 	skip = jump_if(&p, BPF_JNE, BPF_REG_0, 0);
-	emit(&p, INSN(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -28, 0));
-	stack_ptr(&p, BPF_REG_2, -28);
-	ld_map(&p, BPF_REG_1, res);
-	call(&p, BPF_FUNC_map_lookup_elem);
-	skip2 = jump_if(&p, BPF_JEQ, BPF_REG_0, 0);
+	skip2 = lookup_key0(&p, res, -28);
 	for (int i = 0; i < 3; i++) {
 		emit(&p, INSN(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_10,
 			      -24 + 8 * i, 0));
