@@ -496,9 +496,6 @@ struct perf_event {
 #ifdef CONFIG_EVENT_TRACING
 	struct trace_event_call		*tp_event;
 	struct event_filter		*filter;
-#ifdef CONFIG_FUNCTION_TRACER
-	struct ftrace_ops		ftrace_ops;
-#endif
 #endif
 
 #ifdef CONFIG_SECURITY
@@ -530,9 +527,9 @@ struct perf_event {
 	/*
 	 * What only an original event (one user space or a kernel user
 	 * opened) has.  Inherited copies are allocated without this tail
-	 * (perf_event_alloc()): their owner, buffer, pollers, fasync and
-	 * children are their original's.  Nothing here may be touched
-	 * through a copy.
+	 * (perf_event_alloc(); a tracepoint event's copy has it, unused):
+	 * their owner, buffer, pollers, fasync and children are their
+	 * original's.  Nothing here may be touched through a copy.
 	 */
 	struct list_head		owner_entry;	/* first of the tail */
 	struct task_struct		*owner;
@@ -553,6 +550,16 @@ struct perf_event {
 	struct list_head		migrate_entry;
 	struct perf_addr_filters_head	addr_filters;
 	struct list_head		active_entry;	/* CPU-wide PMUs' own use */
+
+#if defined(CONFIG_EVENT_TRACING) && defined(CONFIG_FUNCTION_TRACER)
+	/*
+	 * Tracepoint events only, originals and copies: the function
+	 * tracepoint hands this to ftrace, which finds the event again by
+	 * container_of().  Events of other types are allocated without it,
+	 * and a tracepoint event's copy is allocated whole for it.
+	 */
+	struct ftrace_ops		ftrace_ops;
+#endif
 #endif /* CONFIG_PERF_EVENTS */
 };
 

@@ -24,14 +24,22 @@
 static atomic64_t perf_event_id;
 
 /*
- * Three sizes of struct perf_event (see its layout): originals are whole;
- * inherited copies stop where the original-only tail begins, and copies
- * of counting events already where the overflow state begins.
+ * Four sizes of struct perf_event (see its layout): tracepoint events,
+ * originals and copies, are whole, for their ftrace_ops; other originals
+ * stop where ftrace_ops begins; their copies where the original-only
+ * tail begins, and copies of counting events already where the overflow
+ * state begins.
  */
 static struct kmem_cache *perf_event_cache;
+static struct kmem_cache *perf_trace_event_cache;
 static struct kmem_cache *perf_copy_cache;
 static struct kmem_cache *perf_count_copy_cache;
 
+#if defined(CONFIG_EVENT_TRACING) && defined(CONFIG_FUNCTION_TRACER)
+#define PERF_ORIGINAL_SIZE	offsetof(struct perf_event, ftrace_ops)
+#else
+#define PERF_ORIGINAL_SIZE	sizeof(struct perf_event)
+#endif
 #define PERF_COPY_SIZE		offsetof(struct perf_event, owner_entry)
 #define PERF_COUNT_COPY_SIZE	offsetof(struct perf_event, pending_wakeup)
 
@@ -46,7 +54,11 @@ static struct kmem_cache * __init event_cache(const char *name, size_t size)
  */
 void __init perf_event_cache_init(void)
 {
-	perf_event_cache = KMEM_CACHE(perf_event, SLAB_PANIC);
+	perf_event_cache = event_cache("perf_event", PERF_ORIGINAL_SIZE);
+	perf_trace_event_cache = perf_event_cache;
+	if (sizeof(struct perf_event) > PERF_ORIGINAL_SIZE)
+		perf_trace_event_cache = event_cache("perf_event_trace",
+						     sizeof(struct perf_event));
 	perf_copy_cache = event_cache("perf_event_copy", PERF_COPY_SIZE);
 	perf_count_copy_cache = event_cache("perf_event_count_copy",
 					    PERF_COUNT_COPY_SIZE);
@@ -63,8 +75,24 @@ static bool has_overflow_state(struct perf_event *event)
 	return !(event->attach_state & PERF_ATTACH_COUNT_ONLY);
 }
 
+/* The cache for a new event: the type decides, before any PMU is known. */
+static struct kmem_cache *cache_for(struct perf_event_attr *attr,
+				    struct perf_event *parent_event)
+{
+	if (attr->type == PERF_TYPE_TRACEPOINT)
+		return perf_trace_event_cache;
+	if (!parent_event)
+		return perf_event_cache;
+	if (attr->sample_period)	/* is_sampling_event() */
+		return perf_copy_cache;
+	return perf_count_copy_cache;
+}
+
+/* Where @event goes back to: set by its flags, fixed at allocation. */
 static struct kmem_cache *cache_of(struct perf_event *event)
 {
+	if (event->attach_state & PERF_ATTACH_WHOLE)
+		return perf_trace_event_cache;
 	if (!event->parent)
 		return perf_event_cache;
 	return has_overflow_state(event) ? perf_copy_cache : perf_count_copy_cache;
@@ -244,12 +272,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	if (attr->sigtrap && !task)
 		return ERR_PTR(-EINVAL);
 
-	if (!parent_event)
-		cache = perf_event_cache;
-	else if (attr->sample_period)	/* is_sampling_event() */
-		cache = perf_copy_cache;
-	else
-		cache = perf_count_copy_cache;
+	cache = cache_for(attr, parent_event);
 	event = kmem_cache_alloc_node(cache, GFP_KERNEL | __GFP_ZERO,
 				      cpu >= 0 ? cpu_to_node(cpu) : NUMA_NO_NODE);
 	if (!event)
@@ -257,7 +280,9 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 
 	/* Set first: they tell which cache the event goes back to. */
 	event->parent = parent_event;
-	if (cache == perf_count_copy_cache)
+	if (cache == perf_trace_event_cache)
+		event->attach_state = PERF_ATTACH_WHOLE;
+	else if (cache == perf_count_copy_cache)
 		event->attach_state = PERF_ATTACH_COUNT_ONLY;
 	else
 		init_overflow_state(event);

@@ -53,6 +53,8 @@ enum event_type_t {
 #define PERF_ATTACH_COUNT_ONLY		0x40000
 /* attach_state bit private to the core: enabled before a move of context. */
 #define PERF_ATTACH_MOVE_ENABLED	0x80000
+/* attach_state bit private to the core: allocated whole (tracepoints). */
+#define PERF_ATTACH_WHOLE		0x100000
 
 DECLARE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
 

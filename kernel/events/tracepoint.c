@@ -156,6 +156,9 @@ static int tp_event_init(struct perf_event *event)
 
 	if (event->attr.type != PERF_TYPE_TRACEPOINT)
 		return -ENOENT;
+	/* The function tracepoint needs the ftrace_ops at the event's end. */
+	if (WARN_ON_ONCE(!(event->attach_state & PERF_ATTACH_WHOLE)))
+		return -EINVAL;
 	/* Tracepoints have no branches to record. */
 	err = has_branch_stack(event) ? -EOPNOTSUPP : perf_trace_init(event);
 	if (err)
