@@ -420,6 +420,36 @@ extern struct list_head perf_no_siblings;
 			    &(event)->sibling_list : &perf_no_siblings, sibling_list)
 
 /**
+ * struct perf_overflow_state - what an event needs to act on overflows
+ * @event: the event it belongs to
+ * @pending_wakeup: pollers to wake from @pending_irq
+ * @pending_kill: the SIGIO band to send with the wakeup, or 0
+ * @pending_work: @pending_task is queued
+ * @event_limit: overflows left before a disable (PERF_EVENT_IOC_REFRESH)
+ * @pending_addr: the address @pending_task's SIGTRAP reports
+ * @pending_irq: wakeups asked for where nobody can be woken (NMI)
+ * @pending_disable_irq: a disable asked for in an overflow
+ * @pending_task: the synchronous signal of a sigtrap event
+ *
+ * Sampling events and tracepoint events carry it at the end of their
+ * own allocation.  A counting original gets one, allocated apart, when a
+ * ring buffer is first attached to it (it wakes the buffer's readers);
+ * a counting copy never has one.  Set before the event can overflow or
+ * write records, it stays until the event is freed.
+ */
+struct perf_overflow_state {
+	struct perf_event		*event;
+	unsigned int			pending_wakeup;
+	unsigned int			pending_kill;
+	unsigned int			pending_work;
+	atomic_t			event_limit;
+	unsigned long			pending_addr;
+	struct irq_work			pending_irq;
+	struct irq_work			pending_disable_irq;
+	struct callback_head		pending_task;
+};
+
+/**
  * struct perf_event - one performance counter
  *
  * Fields are grouped by who changes them:
@@ -463,6 +493,7 @@ struct perf_event {
 	u16				header_size;
 	u16				id_header_size;
 	u16				read_size;
+	u8				shape;		/* how it was allocated */
 	struct hw_perf_event		hw;
 
 	struct perf_event_context	*ctx;
@@ -507,22 +538,7 @@ struct perf_event {
 
 	unsigned int			pending_disable;
 	__u32				orig_type;
-
-	/*
-	 * Overflow state: what a sampling event needs to act on its
-	 * overflows (wakeups, signals, the IOC_REFRESH limit).  Inherited
-	 * copies of counting events are allocated without it (and without
-	 * the tail below), so nothing here may be touched through an event
-	 * that cannot overflow.
-	 */
-	unsigned int			pending_wakeup;	/* first of the part */
-	unsigned int			pending_kill;
-	unsigned int			pending_work;
-	atomic_t			event_limit;
-	unsigned long			pending_addr;
-	struct irq_work			pending_irq;
-	struct irq_work			pending_disable_irq;
-	struct callback_head		pending_task;
+	struct perf_overflow_state	*ov;		/* or NULL: see its type */
 
 	/*
 	 * What only an original event (one user space or a kernel user

@@ -24,16 +24,27 @@
 static atomic64_t perf_event_id;
 
 /*
- * Four sizes of struct perf_event (see its layout): tracepoint events,
+ * Five shapes of event (see struct perf_event): tracepoint events,
  * originals and copies, are whole, for their ftrace_ops; other originals
- * stop where ftrace_ops begins; their copies where the original-only
- * tail begins, and copies of counting events already where the overflow
- * state begins.
+ * stop where ftrace_ops begins, and their copies where the original-only
+ * tail begins.  Sampling events and tracepoint events have their
+ * overflow state after that; counting events have none (an original gets
+ * one when a ring buffer is attached to it: perf_event_get_overflow_state()).
  */
-static struct kmem_cache *perf_event_cache;
-static struct kmem_cache *perf_trace_event_cache;
-static struct kmem_cache *perf_copy_cache;
-static struct kmem_cache *perf_count_copy_cache;
+enum perf_event_shape {
+	PERF_SHAPE_ORIGINAL,		/* counting original */
+	PERF_SHAPE_SAMPLING,		/* sampling original */
+	PERF_SHAPE_TRACE,		/* tracepoint event, original or copy */
+	PERF_SHAPE_COPY,		/* sampling copy */
+	PERF_SHAPE_COUNT_COPY,		/* counting copy */
+	PERF_NR_SHAPES
+};
+
+struct perf_event_shape_info {
+	const char		*name;
+	size_t			size;		/* of the part of struct perf_event */
+	bool			overflow;	/* the overflow state follows */
+};
 
 #if defined(CONFIG_EVENT_TRACING) && defined(CONFIG_FUNCTION_TRACER)
 #define PERF_ORIGINAL_SIZE	offsetof(struct perf_event, ftrace_ops)
@@ -41,12 +52,21 @@ static struct kmem_cache *perf_count_copy_cache;
 #define PERF_ORIGINAL_SIZE	sizeof(struct perf_event)
 #endif
 #define PERF_COPY_SIZE		offsetof(struct perf_event, owner_entry)
-#define PERF_COUNT_COPY_SIZE	offsetof(struct perf_event, pending_wakeup)
 
-static struct kmem_cache * __init event_cache(const char *name, size_t size)
+static const struct perf_event_shape_info perf_shapes[PERF_NR_SHAPES] = {
+	[PERF_SHAPE_ORIGINAL]	= { "perf_event", PERF_ORIGINAL_SIZE, false },
+	[PERF_SHAPE_SAMPLING]	= { "perf_event_sampling", PERF_ORIGINAL_SIZE, true },
+	[PERF_SHAPE_TRACE]	= { "perf_event_trace", sizeof(struct perf_event), true },
+	[PERF_SHAPE_COPY]	= { "perf_event_copy", PERF_COPY_SIZE, true },
+	[PERF_SHAPE_COUNT_COPY]	= { "perf_event_count_copy", PERF_COPY_SIZE, false },
+};
+
+static struct kmem_cache *perf_event_caches[PERF_NR_SHAPES];
+
+/* Where the overflow state starts, after the part of struct perf_event. */
+static size_t overflow_offset(size_t size)
 {
-	return kmem_cache_create(name, size, __alignof__(struct perf_event),
-				 SLAB_PANIC, NULL);
+	return ALIGN(size, __alignof__(struct perf_overflow_state));
 }
 
 /**
@@ -54,48 +74,32 @@ static struct kmem_cache * __init event_cache(const char *name, size_t size)
  */
 void __init perf_event_cache_init(void)
 {
-	perf_event_cache = event_cache("perf_event", PERF_ORIGINAL_SIZE);
-	perf_trace_event_cache = perf_event_cache;
-	if (sizeof(struct perf_event) > PERF_ORIGINAL_SIZE)
-		perf_trace_event_cache = event_cache("perf_event_trace",
-						     sizeof(struct perf_event));
-	perf_copy_cache = event_cache("perf_event_copy", PERF_COPY_SIZE);
-	perf_count_copy_cache = event_cache("perf_event_count_copy",
-					    PERF_COUNT_COPY_SIZE);
+	const struct perf_event_shape_info *shape;
+	size_t size;
+	int i;
+
+	for (i = 0; i < PERF_NR_SHAPES; i++) {
+		shape = &perf_shapes[i];
+		size = shape->size;
+		if (shape->overflow)
+			size = overflow_offset(size) + sizeof(struct perf_overflow_state);
+		perf_event_caches[i] = kmem_cache_create(shape->name, size,
+							 __alignof__(struct perf_event),
+							 SLAB_PANIC, NULL);
+	}
 }
 
-/*
- * Whether @event has its overflow state.  Only a sampling event can
- * overflow, and whether an event samples is fixed at its creation
- * (PERF_EVENT_IOC_PERIOD cannot set a period of zero, nor give one to a
- * counting event).
- */
-static bool has_overflow_state(struct perf_event *event)
+/* The shape of a new event: the type decides, before any PMU is known. */
+static enum perf_event_shape shape_for(struct perf_event_attr *attr,
+				       struct perf_event *parent_event)
 {
-	return !(event->attach_state & PERF_ATTACH_COUNT_ONLY);
-}
+	bool sampling = attr->sample_period;	/* is_sampling_event() */
 
-/* The cache for a new event: the type decides, before any PMU is known. */
-static struct kmem_cache *cache_for(struct perf_event_attr *attr,
-				    struct perf_event *parent_event)
-{
 	if (attr->type == PERF_TYPE_TRACEPOINT)
-		return perf_trace_event_cache;
+		return PERF_SHAPE_TRACE;
 	if (!parent_event)
-		return perf_event_cache;
-	if (attr->sample_period)	/* is_sampling_event() */
-		return perf_copy_cache;
-	return perf_count_copy_cache;
-}
-
-/* Where @event goes back to: set by its flags, fixed at allocation. */
-static struct kmem_cache *cache_of(struct perf_event *event)
-{
-	if (event->attach_state & PERF_ATTACH_WHOLE)
-		return perf_trace_event_cache;
-	if (!event->parent)
-		return perf_event_cache;
-	return has_overflow_state(event) ? perf_copy_cache : perf_count_copy_cache;
+		return sampling ? PERF_SHAPE_SAMPLING : PERF_SHAPE_ORIGINAL;
+	return sampling ? PERF_SHAPE_COPY : PERF_SHAPE_COUNT_COPY;
 }
 
 /* The original-only tail of a new original (see struct perf_event). */
@@ -190,14 +194,15 @@ bool perf_event_validate_size(struct perf_event *event)
  */
 static void perf_pending_disable(struct irq_work *entry)
 {
-	struct perf_event *event = container_of(entry, struct perf_event,
-						pending_disable_irq);
+	struct perf_overflow_state *ov = container_of(entry, struct perf_overflow_state,
+						      pending_disable_irq);
+	struct perf_event *event = ov->event;
 	int cpu = READ_ONCE(event->oncpu);
 
 	if (!READ_ONCE(event->pending_disable) || cpu < 0)
 		return;
 	if (cpu != smp_processor_id()) {
-		irq_work_queue_on(&event->pending_disable_irq, cpu);
+		irq_work_queue_on(&ov->pending_disable_irq, cpu);
 		return;
 	}
 	event->pending_disable = 0;
@@ -207,12 +212,13 @@ static void perf_pending_disable(struct irq_work *entry)
 /* Wakeups asked for from contexts that cannot wake anybody (NMI). */
 static void perf_pending_irq(struct irq_work *work)
 {
-	struct perf_event *event = container_of(work, struct perf_event, pending_irq);
+	struct perf_overflow_state *ov = container_of(work, struct perf_overflow_state,
+						      pending_irq);
 
-	if (!event->pending_wakeup)
+	if (!ov->pending_wakeup)
 		return;
-	event->pending_wakeup = 0;
-	perf_event_wakeup(event);
+	ov->pending_wakeup = 0;
+	perf_event_wakeup(ov->event);
 }
 
 /*
@@ -221,24 +227,54 @@ static void perf_pending_irq(struct irq_work *work)
  */
 static void perf_pending_task(struct callback_head *work)
 {
-	struct perf_event *event = container_of(work, struct perf_event, pending_task);
+	struct perf_overflow_state *ov = container_of(work, struct perf_overflow_state,
+						      pending_task);
+	struct perf_event *event = ov->event;
 
-	if (event->pending_work) {
-		event->pending_work = 0;
+	if (ov->pending_work) {
+		ov->pending_work = 0;
 		if (!(current->flags & PF_EXITING))
-			send_sig_perf((void __user *)event->pending_addr,
+			send_sig_perf((void __user *)ov->pending_addr,
 				      event->orig_type, event->attr.sig_data);
 	}
 	/* The reference queue_sigtrap() took. */
 	put_event(event);
 }
 
-/* The overflow state of an event that can overflow. */
-static void init_overflow_state(struct perf_event *event)
+/* The overflow state of @event, at @ov. */
+static void init_overflow_state(struct perf_event *event,
+				struct perf_overflow_state *ov)
 {
-	init_irq_work(&event->pending_irq, perf_pending_irq);
-	event->pending_disable_irq = IRQ_WORK_INIT_HARD(perf_pending_disable);
-	init_task_work(&event->pending_task, perf_pending_task);
+	ov->event = event;
+	init_irq_work(&ov->pending_irq, perf_pending_irq);
+	ov->pending_disable_irq = IRQ_WORK_INIT_HARD(perf_pending_disable);
+	init_task_work(&ov->pending_task, perf_pending_task);
+}
+
+/**
+ * perf_event_get_overflow_state - give a counting original its overflow state
+ * @event: an original about to have a ring buffer attached; mmap_mutex held
+ *
+ * The buffer's records wake its readers through the overflow state
+ * (perf_output_wakeup()); a sampling event has had one since its creation.
+ * The state is published before the buffer, which is published with
+ * rcu_assign_pointer(), so whoever finds the buffer finds it too.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int perf_event_get_overflow_state(struct perf_event *event)
+{
+	struct perf_overflow_state *ov;
+
+	lockdep_assert_held(&event->mmap_mutex);
+	if (event->ov)
+		return 0;
+	ov = kzalloc(sizeof(*ov), GFP_KERNEL);
+	if (!ov)
+		return -ENOMEM;
+	init_overflow_state(event, ov);
+	WRITE_ONCE(event->ov, ov);
+	return 0;
 }
 
 /**
@@ -260,7 +296,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 				    perf_overflow_handler_t overflow_handler,
 				    void *context)
 {
-	struct kmem_cache *cache;
+	enum perf_event_shape shape;
 	struct perf_event *event;
 	struct pmu *pmu;
 	u64 period;
@@ -272,20 +308,21 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	if (attr->sigtrap && !task)
 		return ERR_PTR(-EINVAL);
 
-	cache = cache_for(attr, parent_event);
-	event = kmem_cache_alloc_node(cache, GFP_KERNEL | __GFP_ZERO,
+	shape = shape_for(attr, parent_event);
+	event = kmem_cache_alloc_node(perf_event_caches[shape], GFP_KERNEL | __GFP_ZERO,
 				      cpu >= 0 ? cpu_to_node(cpu) : NUMA_NO_NODE);
 	if (!event)
 		return ERR_PTR(-ENOMEM);
 
 	/* Set first: they tell which cache the event goes back to. */
 	event->parent = parent_event;
-	if (cache == perf_trace_event_cache)
+	event->shape = shape;
+	if (shape == PERF_SHAPE_TRACE)
 		event->attach_state = PERF_ATTACH_WHOLE;
-	else if (cache == perf_count_copy_cache)
-		event->attach_state = PERF_ATTACH_COUNT_ONLY;
-	else
-		init_overflow_state(event);
+	if (perf_shapes[shape].overflow) {
+		event->ov = (void *)event + overflow_offset(perf_shapes[shape].size);
+		init_overflow_state(event, event->ov);
+	}
 	if (!parent_event)
 		init_original_tail(event);
 	INIT_LIST_HEAD(&event->event_entry);
@@ -348,7 +385,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	}
 	err = -EINVAL;
 	/* A PMU that made a counting copy sample would overrun it. */
-	if (WARN_ON_ONCE(!has_overflow_state(event) && is_sampling_event(event)))
+	if (WARN_ON_ONCE(!event->ov && is_sampling_event(event)))
 		goto err;
 	if (pmu->task_ctx_nr == perf_invalid_context && task)
 		goto err;
@@ -396,16 +433,19 @@ static void free_event_rcu(struct rcu_head *head)
 {
 	struct perf_event *event = container_of(head, struct perf_event, rcu_head);
 
-	kmem_cache_free(cache_of(event), event);
+	/* A state allocated apart (perf_event_get_overflow_state()). */
+	if (event->ov && !perf_shapes[event->shape].overflow)
+		kfree(event->ov);
+	kmem_cache_free(perf_event_caches[event->shape], event);
 }
 
 static void __free_event(struct perf_event *event)
 {
 	struct perf_event *parent = event->parent;
 
-	if (has_overflow_state(event)) {
-		irq_work_sync(&event->pending_irq);
-		irq_work_sync(&event->pending_disable_irq);
+	if (event->ov) {
+		irq_work_sync(&event->ov->pending_irq);
+		irq_work_sync(&event->ov->pending_disable_irq);
 	}
 
 	if (event->attach_state & PERF_ATTACH_ACCOUNTED) {
@@ -526,7 +566,8 @@ void perf_event_drop_owner(struct perf_event *event)
 void perf_event_wakeup(struct perf_event *event)
 {
 	struct perf_event *orig = event->parent ? event->parent : event;
-	int band = event->pending_kill;
+	struct perf_overflow_state *ov = READ_ONCE(event->ov);
+	int band = ov ? ov->pending_kill : 0;
 	struct perf_event *reader;
 	struct perf_buffer *rb;
 
@@ -548,7 +589,7 @@ void perf_event_wakeup(struct perf_event *event)
 	rcu_read_unlock();
 	if (!band)
 		return;
-	event->pending_kill = 0;
+	ov->pending_kill = 0;
 	kill_fasync(&orig->fasync, SIGIO, band);
 }
 

@@ -49,8 +49,6 @@ enum event_type_t {
 #define PERF_ATTACH_SCHED_EVENTS	0x10000
 /* attach_state bit private to the core: counted in the side-band counters. */
 #define PERF_ATTACH_ACCOUNTED		0x20000
-/* attach_state bit private to the core: a copy without overflow state. */
-#define PERF_ATTACH_COUNT_ONLY		0x40000
 /* attach_state bit private to the core: enabled before a move of context. */
 #define PERF_ATTACH_MOVE_ENABLED	0x80000
 /* attach_state bit private to the core: allocated whole (tracepoints). */
@@ -184,6 +182,7 @@ void perf_pmu_put(struct pmu *pmu);
 
 /* event.c */
 void perf_event_cache_init(void);
+int perf_event_get_overflow_state(struct perf_event *event);
 struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 				    struct task_struct *task,
 				    struct perf_event *group_leader,

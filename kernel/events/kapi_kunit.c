@@ -257,9 +257,9 @@ static void pending_disable_follows_event(struct kunit *test)
 	 * its work was still queued on a CPU it has left.
 	 */
 	WRITE_ONCE(event->pending_disable, 1);
-	KUNIT_ASSERT_TRUE(test, irq_work_queue_on(&event->pending_disable_irq,
+	KUNIT_ASSERT_TRUE(test, irq_work_queue_on(&event->ov->pending_disable_irq,
 						  elsewhere));
-	irq_work_sync(&event->pending_disable_irq);
+	irq_work_sync(&event->ov->pending_disable_irq);
 
 	KUNIT_EXPECT_EQ(test, READ_ONCE(event->state), PERF_EVENT_STATE_OFF);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(event->pending_disable), 0U);

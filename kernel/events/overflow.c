@@ -209,18 +209,20 @@ static bool sample_addr_allowed(struct perf_event *event, struct pt_regs *regs)
 static void queue_sigtrap(struct perf_event *event, struct perf_sample_data *data,
 			  struct pt_regs *regs)
 {
-	if (event->pending_work)
+	struct perf_overflow_state *ov = event->ov;
+
+	if (ov->pending_work)
 		return;
-	if (task_work_add(current, &event->pending_task,
+	if (task_work_add(current, &ov->pending_task,
 			  in_nmi() ? TWA_NMI_CURRENT : TWA_RESUME))
 		return;
 	/* The task work holds a reference until it has run. */
 	WARN_ON_ONCE(!perf_event_get_ref(event));
-	event->pending_work = 1;
-	event->pending_addr = 0;
+	ov->pending_work = 1;
+	ov->pending_addr = 0;
 	if (regs && sample_addr_allowed(event, regs) &&
 	    (data->sample_flags & PERF_SAMPLE_ADDR))
-		event->pending_addr = data->addr;
+		ov->pending_addr = data->addr;
 }
 
 /**
@@ -236,23 +238,24 @@ static void queue_sigtrap(struct perf_event *event, struct perf_sample_data *dat
 int __perf_event_overflow(struct perf_event *event, bool throttle,
 			  struct perf_sample_data *data, struct pt_regs *regs)
 {
+	struct perf_overflow_state *ov = event->ov;
 	perf_overflow_handler_t handler;
 	int ret = 0, limit;
 
 	/* Only now is the overflow state known to be there. */
 	if (unlikely(!is_sampling_event(event)))
 		return 0;
-	limit = atomic_read(&event->event_limit);
+	limit = atomic_read(&ov->event_limit);
 	if (account_overflow(event, throttle))
 		ret = 1;
 	/* A BPF program may drop the sample, and all that follows from it. */
 	if (unlikely(READ_ONCE(event->prog)) && !perf_bpf_overflow(event, data, regs))
 		return ret;
 
-	event->pending_kill = POLL_IN;
-	if (limit && atomic_dec_and_test(&event->event_limit)) {
+	ov->pending_kill = POLL_IN;
+	if (limit && atomic_dec_and_test(&ov->event_limit)) {
 		ret = 1;
-		event->pending_kill = POLL_HUP;
+		ov->pending_kill = POLL_HUP;
 		perf_event_disable_inatomic(event);
 	}
 	if (event->attr.sigtrap)
@@ -262,9 +265,9 @@ int __perf_event_overflow(struct perf_event *event, bool throttle,
 	handler(event, data, regs);
 
 	/* SIGIO for fasync users, from a context that may send it. */
-	if (*perf_event_fasync(event) && event->pending_kill) {
-		event->pending_wakeup = 1;
-		irq_work_queue(&event->pending_irq);
+	if (*perf_event_fasync(event) && ov->pending_kill) {
+		ov->pending_wakeup = 1;
+		irq_work_queue(&ov->pending_irq);
 	}
 	return ret;
 }

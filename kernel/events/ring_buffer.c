@@ -318,12 +318,14 @@ bool perf_rb_has_room(unsigned long head, unsigned long tail,
 static void perf_output_wakeup(struct perf_output_handle *handle)
 {
 	struct perf_event *event = handle->event;
+	/* Set before the buffer was attached: perf_event_get_overflow_state(). */
+	struct perf_overflow_state *ov = READ_ONCE(event->ov);
 
 	atomic_set(&handle->rb->poll, EPOLLIN | EPOLLRDNORM);
-	event->pending_wakeup = 1;
-	if (*perf_event_fasync(event) && !event->pending_kill)
-		event->pending_kill = POLL_IN;
-	irq_work_queue(&event->pending_irq);
+	ov->pending_wakeup = 1;
+	if (*perf_event_fasync(event) && !ov->pending_kill)
+		ov->pending_kill = POLL_IN;
+	irq_work_queue(&ov->pending_irq);
 }
 
 /* Leave the buffer, publishing what is complete (see the top comment). */
@@ -859,6 +861,9 @@ again:
 		goto mapped;
 	}
 
+	ret = perf_event_get_overflow_state(event);
+	if (ret)
+		goto unlock;
 	ret = rb_charge(vma, nr_pages + 1, &user_part, &pinned_part);
 	if (ret)
 		goto unlock;
@@ -939,6 +944,11 @@ set:
 			goto unlock;
 		/* Only a buffer someone maps can be shared. */
 		if (!atomic_read(&rb->mmap_count)) {
+			ring_buffer_put(rb);
+			goto unlock;
+		}
+		ret = perf_event_get_overflow_state(event);
+		if (ret) {
 			ring_buffer_put(rb);
 			goto unlock;
 		}

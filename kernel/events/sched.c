@@ -910,8 +910,11 @@ void perf_event_disable_local(struct perf_event *event)
  */
 void perf_event_disable_inatomic(struct perf_event *event)
 {
+	/* Only an event that can overflow gets here. */
+	if (WARN_ON_ONCE(!event->ov))
+		return;
 	event->pending_disable = 1;
-	irq_work_queue(&event->pending_disable_irq);
+	irq_work_queue(&event->ov->pending_disable_irq);
 }
 
 static void __perf_event_reset(struct perf_event *event,
@@ -949,7 +952,7 @@ int _perf_event_refresh(struct perf_event *event, int refresh)
 {
 	if (event->attr.inherit || !is_sampling_event(event))
 		return -EINVAL;
-	atomic_add(refresh, &event->event_limit);
+	atomic_add(refresh, &event->ov->event_limit);
 	_perf_event_enable(event);
 	return 0;
 }

@@ -35,6 +35,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include "perf_worker.h"
 #include "perf_rb.h"
 
@@ -1739,6 +1740,71 @@ TEST(set_output_wakeups_shared)
 	pthread_join(th, NULL);
 	EXPECT_EQ(pl.revents, POLLIN | POLLRDNORM);
 	EXPECT_LT(pl.ns, 8000000000ULL);
+	rb_unmap(&rb);
+	close(b);
+	close(a);
+}
+
+/*
+ * A counting event (no sample period) with a buffer: its side-band
+ * records wake the buffer's readers too.  @comm asks for COMM records,
+ * the watermark for a wakeup at the first byte.
+ */
+static int open_counting_dummy(int comm)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_DUMMY,
+		.comm = comm,
+		.watermark = 1,
+		.wakeup_watermark = 1,
+	};
+
+	return open_attr(&a, 0, -1);
+}
+
+TEST(counting_event_records_wake_readers)
+{
+	struct poller pl = { .timeout_ms = 10000 };
+	struct perf_rb rb;
+	pthread_t th;
+	int fd;
+
+	fd = open_counting_dummy(1);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(map_prot(&rb, fd, 1, PROT_READ | PROT_WRITE), 0);
+	EXPECT_EQ(poll_all(fd, 0), 0);
+	ASSERT_EQ(prctl(PR_SET_NAME, "rb-wake-1"), 0);
+	EXPECT_EQ(poll_all(fd, 0), POLLIN | POLLRDNORM);
+	EXPECT_GT(rb_head(&rb), 0);
+
+	pl.fd = fd;
+	ASSERT_EQ(pthread_create(&th, NULL, poll_thread, &pl), 0);
+	usleep(100000);
+	ASSERT_EQ(prctl(PR_SET_NAME, "rb-wake-2"), 0);
+	pthread_join(th, NULL);
+	EXPECT_EQ(pl.revents, POLLIN | POLLRDNORM);
+	EXPECT_LT(pl.ns, 8000000000ULL);
+	rb_unmap(&rb);
+	close(fd);
+}
+
+/* The same for a counting event redirected into another's buffer. */
+TEST(counting_event_redirected_wakes_readers)
+{
+	struct perf_rb rb;
+	int a, b;
+
+	a = open_counting_dummy(0);
+	b = open_counting_dummy(1);
+	ASSERT_GE(a, 0);
+	ASSERT_GE(b, 0);
+	ASSERT_EQ(map_prot(&rb, a, 1, PROT_READ | PROT_WRITE), 0);
+	ASSERT_EQ(set_output(b, a), 0);
+	ASSERT_EQ(prctl(PR_SET_NAME, "rb-wake-3"), 0);
+	EXPECT_GT(rb_head(&rb), 0);
+	EXPECT_EQ(poll_all(a, 0), POLLIN | POLLRDNORM);
 	rb_unmap(&rb);
 	close(b);
 	close(a);
