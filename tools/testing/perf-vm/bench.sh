@@ -3,7 +3,9 @@
 # -icount shift=0,sleep=off (the guest clock counts instructions, so the
 # figures repeat), run the benchmark programs of bench/ in it, and print the
 # figures side by side.  The programs of hardware events (HW_PROGS) run in
-# a second guest of each kernel, on the emulated Intel PMU (PMU=intel).  Writes out/bench/results.csv and out/bench/ratios.png;
+# a second guest of each kernel, on the emulated Intel PMU (PMU=intel), and
+# those of eight CPUs (SMP8_PROGS) in a third, at -smp 8.  Writes
+# out/bench/results.csv and out/bench/ratios.png;
 # the guests' logs stay in out/bench/.  Non-zero exit when a guest or a
 # program failed or a figure is missing.
 #
@@ -20,15 +22,19 @@ rm -rf "$results"
 mkdir -p "$results" "$bin"
 
 # The order the guest runs them in: cheap and sensitive ones first.
-ALL_PROGS="syscall sched cgroup tracepoint inherit enable sample ringbuf mem scale hw"
+ALL_PROGS="syscall sched cgroup tracepoint inherit enable sample ringbuf mem scale hw smp8"
 HW_PROGS="hw"
+SMP8_PROGS="smp8"
 progs=${BENCH_ONLY:-$ALL_PROGS}
-plain_progs= hw_progs=
+plain_progs= hw_progs= smp8_progs=
 for p in $progs; do
 	case " $HW_PROGS " in
-	*" $p "*) hw_progs="$hw_progs $p" ;;
-	*) plain_progs="$plain_progs $p" ;;
+	*" $p "*) hw_progs="$hw_progs $p"; continue ;;
 	esac
+	case " $SMP8_PROGS " in
+	*" $p "*) smp8_progs="$smp8_progs $p"; continue ;;
+	esac
+	plain_progs="$plain_progs $p"
 done
 "$TOP/tools/testing/qemu-pmu/build.sh" >/dev/null ||
 	die "building our QEMU failed"
@@ -58,18 +64,20 @@ for k in $kernels; do
 	[ "$k" = qemu ] && label=ours
 	img=$BUILD/$k/arch/x86/boot/bzImage
 	rm -f "$results/$label.out" "$results/$label.console"
-	# One guest for the plain programs, one on the emulated PMU.
-	for set in plain hw; do
-		if [ $set = plain ]; then
-			list=$plain_progs pmu=none out=$label
-		else
-			list=$hw_progs pmu=intel out=$label-hw
-		fi
+	# One guest for the plain programs, one on the emulated PMU, one
+	# with eight CPUs.
+	for set in plain hw smp8; do
+		smp=2
+		case $set in
+		plain) list=$plain_progs pmu=none out=$label ;;
+		hw) list=$hw_progs pmu=intel out=$label-hw ;;
+		smp8) list=$smp8_progs pmu=none out=$label-smp8 smp=8 ;;
+		esac
 		[ -n "$list" ] || continue
 		log "running the benchmarks on the $label kernel ($img, PMU=$pmu):$list"
 		t0=$(date +%s)
 		# shellcheck disable=SC2086
-		PMU=$pmu "$PERFVM/vm.sh" -k "$img" -I -s 2 -m 2048 -t 3600 \
+		PMU=$pmu "$PERFVM/vm.sh" -k "$img" -I -s $smp -m 2048 -t 3600 \
 			-c "$results/$out.console" -o "$results/$out.out" -- \
 			"sh $PERFVM/bench/guest.sh $bin $list" >/dev/null
 		st=$?
@@ -85,7 +93,7 @@ for k in $kernels; do
 			failed="$failed $out"
 		fi
 		# The report reads one output per kernel.
-		if [ $set = hw ] && [ -r "$results/$out.out" ]; then
+		if [ $set != plain ] && [ -r "$results/$out.out" ]; then
 			cat "$results/$out.out" >>"$results/$label.out"
 		fi
 	done

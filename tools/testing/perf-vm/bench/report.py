@@ -35,6 +35,8 @@ mem_per_event mem_per_child_ctx open_at_10k
 sb_mmap_0 sb_mmap_1k sb_mmap_1k_added tick_1k_added bp_0 bp_256 bp_256_added
 hw_read hw_rdpmc hw_open_close_group hw_cs_0 hw_cs_4 hw_cs_4_added
 hw_sample hw_sample_g hw_sample_lost
+smp8_open_10k smp8_close_10k smp8_cs_0 smp8_cs_10k smp8_cs_10k_added
+smp8_rec_ns_per_sample smp8_rec_samples smp8_rec_lost
 """.split()
 
 # Where the other figures go: after the required one they belong with.
