@@ -22,12 +22,19 @@ DEFINE_SRCU(pmus_srcu);
 static DEFINE_IDR(pmu_idr);
 static bool pmu_bus_running;
 
+static void pmu_nop(struct pmu *pmu)
+{
+}
+
 /**
  * perf_pmu_disable - stop a PMU from counting on this CPU (nesting)
  * @pmu: the PMU
  */
 void perf_pmu_disable(struct pmu *pmu)
 {
+	/* A PMU without the callbacks (software ones) has nothing to count. */
+	if (pmu->pmu_disable == pmu_nop)
+		return;
 	/* Only the outermost call reaches the driver. */
 	if (this_cpu_inc_return(*pmu->pmu_disable_count) == 1)
 		pmu->pmu_disable(pmu);
@@ -39,12 +46,10 @@ void perf_pmu_disable(struct pmu *pmu)
  */
 void perf_pmu_enable(struct pmu *pmu)
 {
+	if (pmu->pmu_enable == pmu_nop)
+		return;
 	if (this_cpu_dec_return(*pmu->pmu_disable_count) == 0)
 		pmu->pmu_enable(pmu);
-}
-
-static void pmu_nop(struct pmu *pmu)
-{
 }
 
 static void pmu_nop_txn(struct pmu *pmu, unsigned int flags)
