@@ -430,12 +430,16 @@ extern struct list_head perf_no_siblings;
  * @pending_irq: wakeups asked for where nobody can be woken (NMI)
  * @pending_disable_irq: a disable asked for in an overflow
  * @pending_task: the synchronous signal of a sigtrap event
+ * @lost_samples: records of the event lost (PERF_FORMAT_LOST)
+ * @mmap_count: mappings of the event's buffer made through it
+ * @rb_entry: link in the buffer's event_list, while one is attached
  *
  * Sampling events and tracepoint events carry it at the end of their
  * own allocation.  A counting original gets one, allocated apart, when a
  * ring buffer is first attached to it (it wakes the buffer's readers);
  * a counting copy never has one.  Set before the event can overflow or
- * write records, it stays until the event is freed.
+ * write records, it stays until the event is freed; without it an event
+ * has lost nothing and maps nothing.
  */
 struct perf_overflow_state {
 	struct perf_event		*event;
@@ -447,6 +451,9 @@ struct perf_overflow_state {
 	struct irq_work			pending_irq;
 	struct irq_work			pending_disable_irq;
 	struct callback_head		pending_task;
+	atomic64_t			lost_samples;
+	atomic_t			mmap_count;
+	struct list_head		rb_entry;
 };
 
 /**
@@ -508,15 +515,11 @@ struct perf_event {
 
 	struct perf_buffer		*rb;
 
-	struct perf_addr_filter_range	*addr_filter_ranges;
-
 	void (*destroy)(struct perf_event *event);
 	struct rcu_head			rcu_head;
 
 	struct pid_namespace		*ns;
 	u64				id;
-
-	atomic64_t			lost_samples;
 
 	u64				(*clock)(void);
 	perf_overflow_handler_t		overflow_handler;
@@ -550,22 +553,25 @@ struct perf_event {
 	struct list_head		owner_entry;	/* first of the tail */
 	struct task_struct		*owner;
 
-	/* Counts and times folded in from children that have exited. */
-	atomic64_t			child_total_time_enabled;
-	atomic64_t			child_total_time_running;
-	struct mutex			child_mutex;	/* guards child_list */
-	struct list_head		child_list;	/* live children */
-
-	struct mutex			mmap_mutex;	/* guards rb, mmap_count */
-	atomic_t			mmap_count;
-	struct list_head		rb_entry;	/* rb->event_list */
+	struct mutex			mmap_mutex;	/* guards rb, ov, ov->mmap_count */
 
 	wait_queue_head_t		waitq;
 	struct fasync_struct		*fasync;
 
 	struct list_head		migrate_entry;
-	struct perf_addr_filters_head	addr_filters;
 	struct list_head		active_entry;	/* CPU-wide PMUs' own use */
+
+	/*
+	 * Only an original that can have copies (attr.inherit) has this
+	 * part (and every tracepoint event, allocated whole): others stop
+	 * before it, so nothing here may be touched through an event
+	 * without attr.inherit (perf_event_can_have_copies()).
+	 */
+	/* Counts and times folded in from children that have exited. */
+	atomic64_t			child_total_time_enabled;	/* first of the part */
+	atomic64_t			child_total_time_running;
+	struct mutex			child_mutex;	/* guards child_list */
+	struct list_head		child_list;	/* live children */
 
 #if defined(CONFIG_EVENT_TRACING) && defined(CONFIG_FUNCTION_TRACER)
 	/*

@@ -24,16 +24,19 @@
 static atomic64_t perf_event_id;
 
 /*
- * Five shapes of event (see struct perf_event): tracepoint events,
+ * The shapes of event (see struct perf_event): tracepoint events,
  * originals and copies, are whole, for their ftrace_ops; other originals
- * stop where ftrace_ops begins, and their copies where the original-only
- * tail begins.  Sampling events and tracepoint events have their
- * overflow state after that; counting events have none (an original gets
- * one when a ring buffer is attached to it: perf_event_get_overflow_state()).
+ * stop where ftrace_ops begins if they are inheritable, else already where
+ * the part that keeps copies begins; copies stop where the original-only
+ * tail begins.  Sampling events and tracepoint events have their overflow
+ * state after that; counting events have none (an original gets one when
+ * a ring buffer is attached to it: perf_event_get_overflow_state()).
  */
 enum perf_event_shape {
 	PERF_SHAPE_ORIGINAL,		/* counting original */
+	PERF_SHAPE_INHERIT,		/* counting original, inheritable */
 	PERF_SHAPE_SAMPLING,		/* sampling original */
+	PERF_SHAPE_SAMPLING_INHERIT,	/* sampling original, inheritable */
 	PERF_SHAPE_TRACE,		/* tracepoint event, original or copy */
 	PERF_SHAPE_COPY,		/* sampling copy */
 	PERF_SHAPE_COUNT_COPY,		/* counting copy */
@@ -47,15 +50,19 @@ struct perf_event_shape_info {
 };
 
 #if defined(CONFIG_EVENT_TRACING) && defined(CONFIG_FUNCTION_TRACER)
-#define PERF_ORIGINAL_SIZE	offsetof(struct perf_event, ftrace_ops)
+#define PERF_INHERIT_SIZE	offsetof(struct perf_event, ftrace_ops)
 #else
-#define PERF_ORIGINAL_SIZE	sizeof(struct perf_event)
+#define PERF_INHERIT_SIZE	sizeof(struct perf_event)
 #endif
+#define PERF_ORIGINAL_SIZE	offsetof(struct perf_event, child_total_time_enabled)
 #define PERF_COPY_SIZE		offsetof(struct perf_event, owner_entry)
 
 static const struct perf_event_shape_info perf_shapes[PERF_NR_SHAPES] = {
 	[PERF_SHAPE_ORIGINAL]	= { "perf_event", PERF_ORIGINAL_SIZE, false },
+	[PERF_SHAPE_INHERIT]	= { "perf_event_inherit", PERF_INHERIT_SIZE, false },
 	[PERF_SHAPE_SAMPLING]	= { "perf_event_sampling", PERF_ORIGINAL_SIZE, true },
+	[PERF_SHAPE_SAMPLING_INHERIT] = {
+		"perf_event_sampling_inherit", PERF_INHERIT_SIZE, true },
 	[PERF_SHAPE_TRACE]	= { "perf_event_trace", sizeof(struct perf_event), true },
 	[PERF_SHAPE_COPY]	= { "perf_event_copy", PERF_COPY_SIZE, true },
 	[PERF_SHAPE_COUNT_COPY]	= { "perf_event_count_copy", PERF_COPY_SIZE, false },
@@ -97,23 +104,24 @@ static enum perf_event_shape shape_for(struct perf_event_attr *attr,
 
 	if (attr->type == PERF_TYPE_TRACEPOINT)
 		return PERF_SHAPE_TRACE;
-	if (!parent_event)
-		return sampling ? PERF_SHAPE_SAMPLING : PERF_SHAPE_ORIGINAL;
-	return sampling ? PERF_SHAPE_COPY : PERF_SHAPE_COUNT_COPY;
+	if (parent_event)
+		return sampling ? PERF_SHAPE_COPY : PERF_SHAPE_COUNT_COPY;
+	if (attr->inherit)
+		return sampling ? PERF_SHAPE_SAMPLING_INHERIT : PERF_SHAPE_INHERIT;
+	return sampling ? PERF_SHAPE_SAMPLING : PERF_SHAPE_ORIGINAL;
 }
 
 /* The original-only tail of a new original (see struct perf_event). */
 static void init_original_tail(struct perf_event *event)
 {
 	INIT_LIST_HEAD(&event->owner_entry);
-	INIT_LIST_HEAD(&event->child_list);
-	mutex_init(&event->child_mutex);
+	if (perf_shapes[event->shape].size > PERF_ORIGINAL_SIZE) {
+		INIT_LIST_HEAD(&event->child_list);
+		mutex_init(&event->child_mutex);
+	}
 	mutex_init(&event->mmap_mutex);
-	INIT_LIST_HEAD(&event->rb_entry);
 	init_waitqueue_head(&event->waitq);
 	INIT_LIST_HEAD(&event->migrate_entry);
-	INIT_LIST_HEAD(&event->addr_filters.list);
-	raw_spin_lock_init(&event->addr_filters.lock);
 	INIT_LIST_HEAD(&event->active_entry);
 }
 
@@ -246,6 +254,7 @@ static void init_overflow_state(struct perf_event *event,
 				struct perf_overflow_state *ov)
 {
 	ov->event = event;
+	INIT_LIST_HEAD(&ov->rb_entry);
 	init_irq_work(&ov->pending_irq, perf_pending_irq);
 	ov->pending_disable_irq = IRQ_WORK_INIT_HARD(perf_pending_disable);
 	init_task_work(&ov->pending_task, perf_pending_task);
@@ -568,7 +577,7 @@ void perf_event_wakeup(struct perf_event *event)
 	struct perf_event *orig = event->parent ? event->parent : event;
 	struct perf_overflow_state *ov = READ_ONCE(event->ov);
 	int band = ov ? ov->pending_kill : 0;
-	struct perf_event *reader;
+	struct perf_overflow_state *reader;
 	struct perf_buffer *rb;
 
 	/* A copy's pollers and fasync owners are its original's. */
@@ -582,8 +591,8 @@ void perf_event_wakeup(struct perf_event *event)
 	rb = rcu_dereference(orig->rb);
 	if (rb) {
 		list_for_each_entry_rcu(reader, &rb->event_list, rb_entry) {
-			if (reader != orig)
-				wake_up_all(&reader->waitq);
+			if (reader->event != orig)
+				wake_up_all(&reader->event->waitq);
 		}
 	}
 	rcu_read_unlock();

@@ -340,6 +340,8 @@ void perf_free_event_children(struct perf_event *event)
 	struct perf_event_context *ctx;
 	struct perf_event *child;
 
+	if (!perf_event_can_have_copies(event))
+		return;
 	for (;;) {
 		mutex_lock(&event->child_mutex);
 		child = list_first_entry_or_null(&event->child_list,

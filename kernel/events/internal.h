@@ -94,7 +94,7 @@ struct perf_buffer {
 	atomic_long_t			lost;
 	long				watermark;
 	spinlock_t			event_lock;	/* guards event_list */
-	struct list_head		event_list;
+	struct list_head		event_list;	/* perf_overflow_state.rb_entry */
 	atomic_t			mmap_count;
 	unsigned long			mmap_locked;
 	struct user_struct		*mmap_user;
@@ -108,17 +108,36 @@ static inline unsigned long perf_data_size(struct perf_buffer *rb)
 }
 
 /*
- * Times folded in from exited copies: only an original has them (a copy
- * has no original-only tail, see struct perf_event).
+ * Whether an original can have inherited copies, and so has the part of
+ * struct perf_event that keeps them and their folded-in totals.
+ */
+static inline bool perf_event_can_have_copies(struct perf_event *event)
+{
+	return event->attr.inherit;
+}
+
+/*
+ * Times folded in from exited copies: only an inheritable original has
+ * them (a copy has no original-only tail, see struct perf_event).
  */
 static inline u64 perf_child_time_enabled(struct perf_event *event)
 {
-	return event->parent ? 0 : atomic64_read(&event->child_total_time_enabled);
+	if (event->parent || !perf_event_can_have_copies(event))
+		return 0;
+	return atomic64_read(&event->child_total_time_enabled);
 }
 
 static inline u64 perf_child_time_running(struct perf_event *event)
 {
-	return event->parent ? 0 : atomic64_read(&event->child_total_time_running);
+	if (event->parent || !perf_event_can_have_copies(event))
+		return 0;
+	return atomic64_read(&event->child_total_time_running);
+}
+
+/* Records of @event lost; only an event with overflow state loses any. */
+static inline u64 perf_event_lost_samples(struct perf_event *event)
+{
+	return event->ov ? atomic64_read(&event->ov->lost_samples) : 0;
 }
 
 /* Only the original event of inherited copies has fasync state. */

@@ -173,7 +173,7 @@ static void output_read_one(struct perf_output_handle *handle,
 	if (rf & PERF_FORMAT_ID)
 		v[n++] = perf_event_primary_id(event);
 	if (rf & PERF_FORMAT_LOST)
-		v[n++] = atomic64_read(&event->lost_samples);
+		v[n++] = perf_event_lost_samples(event);
 	perf_output_copy(handle, v, n * sizeof(u64));
 }
 
@@ -192,7 +192,7 @@ static void output_read_member(struct perf_output_handle *handle,
 	if (rf & PERF_FORMAT_ID)
 		v[n++] = perf_event_primary_id(member);
 	if (rf & PERF_FORMAT_LOST)
-		v[n++] = atomic64_read(&member->lost_samples);
+		v[n++] = perf_event_lost_samples(member);
 	perf_output_copy(handle, v, n * sizeof(u64));
 }
 

@@ -170,10 +170,12 @@ static u64 __perf_event_read_value(struct perf_event *event,
 
 	perf_event_read(event, false);
 	total = perf_event_count(event);
-	*enabled += event->total_time_enabled +
-		    atomic64_read(&event->child_total_time_enabled);
-	*running += event->total_time_running +
-		    atomic64_read(&event->child_total_time_running);
+	*enabled += event->total_time_enabled;
+	*running += event->total_time_running;
+	if (!perf_event_can_have_copies(event))
+		return total;
+	*enabled += atomic64_read(&event->child_total_time_enabled);
+	*running += atomic64_read(&event->child_total_time_running);
 
 	list_for_each_entry(child, &event->child_list, child_entry) {
 		perf_event_read(child, false);
@@ -198,6 +200,8 @@ u64 perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running)
 
 	*enabled = 0;
 	*running = 0;
+	if (!perf_event_can_have_copies(event))
+		return __perf_event_read_value(event, enabled, running);
 	mutex_lock(&event->child_mutex);
 	count = __perf_event_read_value(event, enabled, running);
 	mutex_unlock(&event->child_mutex);
@@ -273,7 +277,7 @@ static __always_inline int one_values(struct perf_event *event,
 	if (read_format & PERF_FORMAT_ID)
 		values[n++] = perf_event_primary_id(event);
 	if (read_format & PERF_FORMAT_LOST)
-		values[n++] = atomic64_read(&event->lost_samples);
+		values[n++] = perf_event_lost_samples(event);
 	return n;
 }
 
@@ -318,8 +322,7 @@ static __always_inline void group_values(struct perf_event *leader,
 	if (read_format & PERF_FORMAT_ID)
 		values[n++] = perf_event_primary_id(leader);
 	if (read_format & PERF_FORMAT_LOST)
-		put_value(&values[n++], atomic64_read(&leader->lost_samples),
-			  add);
+		put_value(&values[n++], perf_event_lost_samples(leader), add);
 
 	for_each_sibling_event(sibling, leader) {
 		put_value(&values[n++], perf_event_count(sibling), add);
@@ -327,7 +330,7 @@ static __always_inline void group_values(struct perf_event *leader,
 			values[n++] = perf_event_primary_id(sibling);
 		if (read_format & PERF_FORMAT_LOST)
 			put_value(&values[n++],
-				  atomic64_read(&sibling->lost_samples), add);
+				  perf_event_lost_samples(sibling), add);
 	}
 }
 
@@ -353,6 +356,10 @@ static ssize_t perf_read_group(struct perf_event *event, u64 read_format,
 	ssize_t ret = event->read_size;
 
 	memset(values, 0, ret);
+	if (!perf_event_can_have_copies(leader)) {
+		perf_read_group_add(leader, read_format, values, false);
+		return ret;
+	}
 	mutex_lock(&leader->child_mutex);
 	list_for_each_entry(child, &leader->child_list, child_entry) {
 		/*
@@ -397,6 +404,8 @@ unlock:
  */
 static __always_inline bool has_copies(struct perf_event *event)
 {
+	if (!perf_event_can_have_copies(event))
+		return false;
 	if (!list_empty(&event->child_list))
 		return true;
 	smp_rmb();	/* the list, then the sums folded in */
@@ -444,8 +453,10 @@ static ssize_t read_one_here(struct perf_event *event, u64 read_format,
 		return -EAGAIN;
 	if (read_format & READ_TIMES) {
 		perf_event_times_now(event, perf_clock(), &enabled, &running);
-		enabled += atomic64_read(&event->child_total_time_enabled);
-		running += atomic64_read(&event->child_total_time_running);
+		if (perf_event_can_have_copies(event)) {
+			enabled += atomic64_read(&event->child_total_time_enabled);
+			running += atomic64_read(&event->child_total_time_running);
+		}
 	}
 	event->pmu->read(event);
 	n = one_values(event, read_format, values, perf_event_count(event),
@@ -555,5 +566,8 @@ void perf_event_sync_child(struct perf_event *child)
 	atomic64_add(perf_event_count(child), &parent->child_count);
 	atomic64_add(child->total_time_enabled, &parent->child_total_time_enabled);
 	atomic64_add(child->total_time_running, &parent->child_total_time_running);
-	atomic64_add(atomic64_read(&child->lost_samples), &parent->lost_samples);
+	/* A copy that can lose records is a sampler's: its parent has the state. */
+	if (child->ov)
+		atomic64_add(atomic64_read(&child->ov->lost_samples),
+			     &parent->ov->lost_samples);
 }

@@ -15,13 +15,14 @@
  *    the pages after an RCU grace period: writers and the fault handler
  *    find the buffer through rcu_dereference(event->rb).
  *  - rb->mmap_count counts mappings of the buffer (by any event), and
- *    event->mmap_count the mappings made through one event's file.  When
+ *    event->ov->mmap_count the mappings made through one event's file.  When
  *    the last mapping of the buffer goes, every event redirected into it is
  *    detached and the locked-memory charge is returned.
  *  - event->mmap_mutex serialises attaching and detaching a buffer to an
  *    event; rb->event_lock guards changes to rb->event_list, the events
- *    attached to a buffer, which wakeups and detaching walk under RCU
- *    (an event on it is freed only after a grace period).
+ *    attached to a buffer (by their overflow state, which every event
+ *    with a buffer has), which wakeups and detaching walk under RCU (an
+ *    event on it, and its state, are freed only after a grace period).
  *  - A buffer without data pages (the control page alone) takes no
  *    records: perf_output_begin() gives up before computing a page.
  *
@@ -166,14 +167,15 @@ void ring_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
 	struct perf_buffer *old = event->rb;
 	unsigned long flags;
 
+	/* An event with a buffer has its overflow state (perf_mmap()). */
 	if (old) {
 		spin_lock_irqsave(&old->event_lock, flags);
-		list_del_rcu(&event->rb_entry);
+		list_del_rcu(&event->ov->rb_entry);
 		spin_unlock_irqrestore(&old->event_lock, flags);
 	}
 	if (rb) {
 		spin_lock_irqsave(&rb->event_lock, flags);
-		list_add_rcu(&event->rb_entry, &rb->event_list);
+		list_add_rcu(&event->ov->rb_entry, &rb->event_list);
 		spin_unlock_irqrestore(&rb->event_lock, flags);
 	}
 	rcu_assign_pointer(event->rb, rb);
@@ -244,8 +246,12 @@ void perf_event_update_userpage(struct perf_event *event)
 	pg->offset = perf_event_count(event);
 	if (pg->index)
 		pg->offset -= local64_read(&event->hw.prev_count);
-	pg->time_enabled = enabled + atomic64_read(&event->child_total_time_enabled);
-	pg->time_running = running + atomic64_read(&event->child_total_time_running);
+	if (perf_event_can_have_copies(event)) {
+		enabled += atomic64_read(&event->child_total_time_enabled);
+		running += atomic64_read(&event->child_total_time_running);
+	}
+	pg->time_enabled = enabled;
+	pg->time_running = running;
 	arch_perf_update_userpage(event, pg, now);
 	barrier();
 	++pg->lock;
@@ -401,7 +407,8 @@ static int perf_output_claim(struct perf_output_handle *handle,
 		goto none;
 	if (unlikely(READ_ONCE(rb->paused))) {
 		atomic_long_inc(&rb->lost);
-		atomic64_inc(&event->lost_samples);
+		/* A buffer is attached: the state is there. */
+		atomic64_inc(&event->ov->lost_samples);
 		goto none;
 	}
 
@@ -461,7 +468,7 @@ static int perf_output_claim(struct perf_output_handle *handle,
 
 full:
 	atomic_long_add(lost + 1, &rb->lost);
-	atomic64_inc(&event->lost_samples);
+	atomic64_inc(&event->ov->lost_samples);
 	perf_output_put_handle(handle);
 none:
 	rcu_read_unlock();
@@ -698,7 +705,7 @@ static void perf_mmap_open(struct vm_area_struct *vma)
 {
 	struct perf_event *event = vma->vm_file->private_data;
 
-	atomic_inc(&event->mmap_count);
+	atomic_inc(&event->ov->mmap_count);
 	atomic_inc(&event->rb->mmap_count);
 	if (event->pmu->event_mapped)
 		event->pmu->event_mapped(event, vma->vm_mm);
@@ -707,11 +714,13 @@ static void perf_mmap_open(struct vm_area_struct *vma)
 /* Detach every event still redirected into @rb, which nobody maps now. */
 static void rb_detach_all(struct perf_buffer *rb)
 {
+	struct perf_overflow_state *ov;
 	struct perf_event *event;
 
 	for (;;) {
 		rcu_read_lock();
-		list_for_each_entry_rcu(event, &rb->event_list, rb_entry) {
+		list_for_each_entry_rcu(ov, &rb->event_list, rb_entry) {
+			event = ov->event;
 			if (!perf_event_get_ref(event))
 				continue;
 			rcu_read_unlock();
@@ -750,7 +759,7 @@ static void perf_mmap_close(struct vm_area_struct *vma)
 		event->pmu->event_unmapped(event, vma->vm_mm);
 
 	last = atomic_dec_and_test(&rb->mmap_count);
-	if (atomic_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex)) {
+	if (atomic_dec_and_mutex_lock(&event->ov->mmap_count, &event->mmap_mutex)) {
 		/* No mapping through this event is left: it stops writing. */
 		if (event->rb == rb)
 			ring_buffer_attach(event, NULL);
@@ -884,7 +893,7 @@ again:
 	atomic64_add(pinned_part, &vma->vm_mm->pinned_vm);
 	ret = 0;
 mapped:
-	atomic_inc(&event->mmap_count);
+	atomic_inc(&event->ov->mmap_count);
 unlock:
 	mutex_unlock(&event->mmap_mutex);
 	if (ret)
@@ -936,7 +945,7 @@ int perf_event_set_output(struct perf_event *event, struct perf_event *output)
 
 	mutex_lock_pair(&event->mmap_mutex, &output->mmap_mutex);
 set:
-	if (atomic_read(&event->mmap_count))
+	if (event->ov && atomic_read(&event->ov->mmap_count))
 		goto unlock;
 	if (output) {
 		rb = ring_buffer_get(output);

@@ -658,6 +658,8 @@ static bool event_hung_up(struct perf_event *event)
 
 	if (READ_ONCE(event->state) > PERF_EVENT_STATE_EXIT)
 		return false;
+	if (!perf_event_can_have_copies(event))
+		return true;
 	mutex_lock(&event->child_mutex);
 	no_children = list_empty(&event->child_list);
 	mutex_unlock(&event->child_mutex);
@@ -685,6 +687,8 @@ static void apply_to_copies(struct perf_event *event, event_op_t op)
 	struct perf_event *child;
 
 	op(event);
+	if (!perf_event_can_have_copies(event))
+		return;
 	mutex_lock(&event->child_mutex);
 	list_for_each_entry(child, &event->child_list, child_entry)
 		op(child);
@@ -731,9 +735,11 @@ static int perf_event_modify_attr(struct perf_event *event,
 	if (event->attr.type != PERF_TYPE_BREAKPOINT)
 		return -EOPNOTSUPP;
 
-	mutex_lock(&event->child_mutex);
 	event->attr.sig_data = want->sig_data;
 	err = modify_breakpoint(event, want);
+	if (!perf_event_can_have_copies(event))
+		return err;
+	mutex_lock(&event->child_mutex);
 	list_for_each_entry(child, &event->child_list, child_entry) {
 		if (err)
 			break;
