@@ -9,7 +9,11 @@
  *  - perf_pmu_migrate_context(): a PMU's CPU events move to another CPU,
  *    groups whole, each keeping its count and its enabled state;
  *  - a disable asked for from an overflow on one CPU, while the event
- *    counts on another, is carried out where the event counts.
+ *    counts on another, is carried out where the event counts;
+ *  - an event is allocated in the shape it needs: the part that keeps
+ *    inherited copies only when it is inheritable, the overflow state
+ *    after the event when it samples, and apart once a counting event
+ *    gets a ring buffer.
  *
  * The test thread is bound to one CPU for each case; the cases that need
  * a second CPU skip without one.
@@ -18,6 +22,7 @@
 #include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/timekeeping.h>
 
 #include "internal.h"
@@ -266,11 +271,64 @@ static void pending_disable_follows_event(struct kunit *test)
 	perf_event_release_kernel(event);
 }
 
+/* ---- the shapes of an event ---- */
+
+static void event_has_the_parts_it_needs(struct kunit *test)
+{
+	size_t copies_end = offsetofend(struct perf_event, child_list);
+	size_t copies_start = offsetof(struct perf_event, child_total_time_enabled);
+	struct perf_event_attr attr;
+	struct perf_event *event;
+	void *end;
+	int err;
+
+	/* Counting, not inheritable: neither part. */
+	kattr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	event = kcounter(test, &attr, -1, current, NULL);
+	KUNIT_EXPECT_GE(test, ksize(event), copies_start);
+	KUNIT_EXPECT_LT(test, ksize(event), copies_end);
+	KUNIT_EXPECT_NULL(test, event->ov);
+	KUNIT_EXPECT_FALSE(test, perf_event_can_have_copies(event));
+
+	/* A buffer on the way: the state is allocated apart, once. */
+	mutex_lock(&event->mmap_mutex);
+	err = perf_event_get_overflow_state(event);
+	mutex_unlock(&event->mmap_mutex);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_NOT_NULL(test, event->ov);
+	KUNIT_EXPECT_PTR_EQ(test, event->ov->event, event);
+	end = (void *)event + ksize(event);
+	KUNIT_EXPECT_TRUE(test, (void *)event->ov >= end ||
+			  (void *)(event->ov + 1) <= (void *)event);
+	KUNIT_EXPECT_TRUE(test, list_empty(&event->ov->rb_entry));
+	perf_event_release_kernel(event);
+
+	/* Inheritable: the part that keeps copies, empty. */
+	attr.inherit = 1;
+	event = kcounter(test, &attr, -1, current, NULL);
+	KUNIT_EXPECT_GE(test, ksize(event), copies_end);
+	KUNIT_EXPECT_TRUE(test, list_empty(&event->child_list));
+	KUNIT_EXPECT_NULL(test, event->ov);
+	perf_event_release_kernel(event);
+
+	/* Sampling: the state right after the event, in the same object. */
+	kattr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	attr.sample_period = 1ULL << 40;
+	event = kcounter(test, &attr, -1, current, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, event->ov);
+	KUNIT_EXPECT_PTR_EQ(test, event->ov->event, event);
+	end = (void *)event + ksize(event);
+	KUNIT_EXPECT_TRUE(test, (void *)event->ov >= (void *)event + copies_start);
+	KUNIT_EXPECT_TRUE(test, (void *)(event->ov + 1) <= end);
+	perf_event_release_kernel(event);
+}
+
 static struct kunit_case perf_kapi_cases[] = {
 	KUNIT_CASE(pause_takes_count_and_resets),
 	KUNIT_CASE(sched_task_while_asked),
 	KUNIT_CASE(migrate_moves_groups),
 	KUNIT_CASE(pending_disable_follows_event),
+	KUNIT_CASE(event_has_the_parts_it_needs),
 	{}
 };
 
