@@ -134,10 +134,16 @@ static inline u64 perf_child_time_running(struct perf_event *event)
 	return atomic64_read(&event->child_total_time_running);
 }
 
-/* Records of @event lost; only an event with overflow state loses any. */
+/*
+ * Records of @event lost; only an event with overflow state loses any.
+ * A counting original may get its state (a buffer being mapped) while
+ * it is read.
+ */
 static inline u64 perf_event_lost_samples(struct perf_event *event)
 {
-	return event->ov ? atomic64_read(&event->ov->lost_samples) : 0;
+	struct perf_overflow_state *ov = READ_ONCE(event->ov);
+
+	return ov ? atomic64_read(&ov->lost_samples) : 0;
 }
 
 /* Only the original event of inherited copies has fasync state. */

@@ -238,13 +238,14 @@ static void queue_sigtrap(struct perf_event *event, struct perf_sample_data *dat
 int __perf_event_overflow(struct perf_event *event, bool throttle,
 			  struct perf_sample_data *data, struct pt_regs *regs)
 {
-	struct perf_overflow_state *ov = event->ov;
+	struct perf_overflow_state *ov;
 	perf_overflow_handler_t handler;
 	int ret = 0, limit;
 
 	/* Only now is the overflow state known to be there. */
 	if (unlikely(!is_sampling_event(event)))
 		return 0;
+	ov = event->ov;
 	limit = atomic_read(&ov->event_limit);
 	if (account_overflow(event, throttle))
 		ret = 1;
