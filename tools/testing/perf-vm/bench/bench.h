@@ -186,6 +186,19 @@ static inline double pingpong_ns(const char *id,
 	return report_runs(id, "ns", v, PINGPONG_RUNS);
 }
 
+/*
+ * CPU-bound work: @n steps of a linear congruential generator from @x, a
+ * call of its own (sampled callchains end in it).
+ */
+static __attribute__((noinline, unused)) uint64_t lcg_spin(uint64_t x, unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return x;
+}
+
 static inline int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
 				      int cpu, int group_fd,
 				      unsigned long flags)

@@ -21,29 +21,20 @@
 
 #define RUNS		5
 #define TARGET_NS	100000000ULL	/* guest time of the work */
-#define CHUNK		10000		/* iterations of spin() per call */
+#define CHUNK		10000		/* iterations of lcg_spin() per call */
 #define DEPTH		8
 #define RB_PAGES	128		/* 512 KiB of data */
 
 static volatile uint64_t sink;
 static unsigned long calls;		/* calls of work() that make TARGET_NS */
 
-static __attribute__((noinline)) uint64_t spin(unsigned long n)
-{
-	uint64_t x = sink;
-	unsigned long i;
-
-	for (i = 0; i < n; i++)
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-	return x;
-}
 
 static __attribute__((noinline)) uint64_t work(int depth, unsigned long n)
 {
 	uint64_t x;
 
 	if (!depth)
-		return spin(n);
+		return lcg_spin(sink, n);
 	x = work(depth - 1, n);
 	asm volatile("" : "+r" (x));	/* keeps the call a real call */
 	return x;

@@ -10,8 +10,8 @@
  *                       turn): the mean over the 10,000, median of runs
  *   smp8_close_10k      ns per close() of those 10,000
  *   smp8_cs_0           ns per context switch of the ping-pong of sched.c
- *                       on CPU 0 between this task and a child without
- *                       events, before the events are opened
+ *                       (pingpong_ns()) on CPU 0 between this task and a
+ *                       child without events, before the events are opened
  *   smp8_cs_10k         the same with the 10,000 events open on this task
  *                       (1,250 of them bound to CPU 0 run at each switch)
  *   smp8_cs_10k_added   smp8_cs_10k - smp8_cs_0
@@ -26,7 +26,6 @@
  *   smp8_rec_lost       records lost in one such run (PERF_RECORD_LOST)
  */
 #include "bench.h"
-#include <sys/wait.h>
 
 #define NCPU		8
 #define NEVENTS		10000
@@ -60,76 +59,28 @@ static void close_10k(double *close_ns)
 	*close_ns = (double)(now_ns() - t) / NEVENTS;
 }
 
-/*
- * ns per context switch of a ping-pong on this CPU between this task and
- * a child that opens nothing: the median of @runs runs of CS_ROUNDS round
- * trips.
- */
-static double pingpong_with_child(int runs)
+/* The ping-pong's child opens nothing; the events are this task's. */
+static void no_events(int nev, int arg, int *fds)
 {
-	int to_child[2], to_parent[2], i, r, status;
-	double v[RUNS];
-	pid_t pid;
-
-	if (pipe(to_child) || pipe(to_parent))
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		close(to_child[1]);
-		close(to_parent[0]);
-		while (xread(to_child[0]))
-			xwrite(to_parent[1]);
-		_exit(0);
-	}
-	close(to_child[0]);
-	close(to_parent[1]);
-	for (r = -1; r < runs; r++) {
-		uint64_t t = now_ns();
-
-		for (i = 0; i < CS_ROUNDS; i++) {
-			xwrite(to_child[1]);
-			xread(to_parent[0]);
-		}
-		if (r >= 0)
-			v[r] = (double)(now_ns() - t) / (2.0 * CS_ROUNDS);
-	}
-	close(to_child[1]);
-	close(to_parent[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
-		die("ping-pong child failed");
-	return median(v, runs);
 }
 
 static void bench_10k(void)
 {
-	double open_ns[RUNS], close_ns[RUNS], cs[RUNS], base;
+	double open_ns[RUNS], close_ns[RUNS], base, cs = 0;
 	int r;
 
 	raise_nofile(NEVENTS + 1024);
-	base = pingpong_with_child(RUNS);
-	report("smp8_cs_0", "ns", base);
+	base = pingpong_ns("smp8_cs_0", no_events, 0, 0, CS_ROUNDS);
 	for (r = 0; r < RUNS; r++) {
 		open_10k(&open_ns[r]);
-		/* The events are inherited by nobody: the child opens none. */
-		cs[r] = pingpong_with_child(1);
+		/* Not inherited: the forked partner has no events. */
+		if (!r)
+			cs = pingpong_ns("smp8_cs_10k", no_events, 0, 0, CS_ROUNDS);
 		close_10k(&close_ns[r]);
 	}
 	report_runs("smp8_open_10k", "ns", open_ns, RUNS);
 	report_runs("smp8_close_10k", "ns", close_ns, RUNS);
-	report("smp8_cs_10k_added", "ns", report_runs("smp8_cs_10k", "ns", cs, RUNS) - base);
-}
-
-static __attribute__((noinline)) uint64_t spin(unsigned long n)
-{
-	uint64_t x = sink;
-	unsigned long i;
-
-	for (i = 0; i < n; i++)
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-	return x;
+	report("smp8_cs_10k_added", "ns", cs - base);
 }
 
 /* Guest ns for one loop of @iters on every CPU, each pinned to its own. */
@@ -145,7 +96,7 @@ static uint64_t loops_on_all(unsigned long iters)
 			die("fork");
 		if (pids[c] == 0) {
 			pin_cpu(c);
-			sink = spin(iters);
+			sink = lcg_spin(sink, iters);
 			_exit(0);
 		}
 	}
@@ -209,7 +160,7 @@ static void bench_record(void)
 	/* Iterations for TARGET_NS of one loop alone, on an idle guest. */
 	pin_cpu(0);
 	t = now_ns();
-	sink = spin(iters);
+	sink = lcg_spin(sink, iters);
 	t = now_ns() - t;
 	iters = iters * TARGET_NS / (t ? t : 1);
 	printf("# loops: %lu iterations on each of %d CPUs\n", iters, NCPU);
