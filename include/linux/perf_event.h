@@ -419,6 +419,8 @@ extern struct list_head perf_no_siblings;
 	list_for_each_entry((sibling), (event)->group_leader == (event) ?	\
 			    &(event)->sibling_list : &perf_no_siblings, sibling_list)
 
+struct perf_lazy_copies;
+
 /**
  * struct perf_overflow_state - what an event needs to act on overflows
  * @event: the event it belongs to
@@ -570,8 +572,9 @@ struct perf_event {
 	/* Counts and times folded in from children that have exited. */
 	atomic64_t			child_total_time_enabled;	/* first of the part */
 	atomic64_t			child_total_time_running;
-	struct mutex			child_mutex;	/* guards child_list */
+	struct mutex			child_mutex;	/* guards child_list, lazy_list */
 	struct list_head		child_list;	/* live children */
+	struct list_head		lazy_list;	/* children yet to copy it */
 
 #if defined(CONFIG_EVENT_TRACING) && defined(CONFIG_FUNCTION_TRACER)
 	/*
@@ -667,6 +670,7 @@ struct perf_event_context {
 
 	u64				time;
 	u64				timestamp;
+	struct perf_lazy_copies		*lazy;	/* task: groups copied on arrival */
 	struct rcu_head			rcu_head;
 };
 

@@ -146,6 +146,7 @@ void put_ctx(struct perf_event_context *ctx)
 		return;		/* a CPU context is never freed */
 	if (ctx->task != TASK_TOMBSTONE)
 		put_task_struct(ctx->task);
+	perf_lazy_free(ctx);
 	kfree_rcu(ctx, rcu_head);
 }
 
@@ -842,6 +843,51 @@ void perf_install_in_context(struct perf_event_context *ctx,
 		if (ctx->task == TASK_TOMBSTONE || !task_curr(task))
 			return;
 	}
+}
+
+struct group_members {
+	struct perf_event	**events;
+	int			nr;
+};
+
+static void __perf_install_group(struct perf_event *leader,
+				 struct perf_cpu_context *cpuctx,
+				 struct perf_event_context *ctx, void *data)
+{
+	struct group_members *g = data;
+	int i;
+
+	for (i = 0; i < g->nr; i++)
+		add_event_to_ctx(g->events[i], ctx);
+	perf_event_sched_in_live(leader, cpuctx, ctx);
+}
+
+/**
+ * perf_install_group_current - add a new group to the current task's
+ *	context and start it
+ * @ctx: current's context, mutex held
+ * @events: the group, leader first, none of it in a context yet
+ * @nr: the number of events
+ *
+ * The members go on together, as a group that was enabled.
+ */
+void perf_install_group_current(struct perf_event_context *ctx,
+				struct perf_event **events, int nr)
+{
+	struct group_members g = { .events = events, .nr = nr };
+	struct remote_call rc = {
+		.event = events[0], .fn = __perf_install_group, .data = &g,
+	};
+	unsigned long flags;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (WARN_ON_ONCE(ctx->task != current))
+		return;
+	/* The task is current: nothing can move it off this CPU meanwhile. */
+	local_irq_save(flags);
+	remote_event_function(&rc);
+	local_irq_restore(flags);
+	WARN_ON_ONCE(rc.ret);
 }
 
 static void __perf_remove_from_context(struct perf_event *event,

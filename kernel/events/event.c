@@ -117,6 +117,7 @@ static void init_original_tail(struct perf_event *event)
 	INIT_LIST_HEAD(&event->owner_entry);
 	if (perf_shapes[event->shape].size > PERF_ORIGINAL_SIZE) {
 		INIT_LIST_HEAD(&event->child_list);
+		INIT_LIST_HEAD(&event->lazy_list);
 		mutex_init(&event->child_mutex);
 	}
 	mutex_init(&event->mmap_mutex);

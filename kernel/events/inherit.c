@@ -26,29 +26,43 @@
 
 #include "internal.h"
 
-static struct perf_event *
-inherit_event(struct perf_event *parent_event, struct task_struct *child,
-	      struct perf_event *child_leader,
-	      struct perf_event_context *child_ctx)
+/**
+ * perf_inherit_event - copy an original event for a child
+ * @orig: the original
+ * @state: the copy's first state, PERF_EVENT_STATE_OFF or _INACTIVE
+ * @enable_on_exec: the copy's attr.enable_on_exec
+ * @child: the child task
+ * @child_leader: the copy of the group's leader, or NULL for a leader
+ * @child_ctx: the child's context, not yet published, or the current
+ *	       task's own with its mutex held
+ * @attach: add the copy to @child_ctx and to @orig's children now (a
+ *	    context not yet published); otherwise the caller installs it
+ *	    and links it (lazy.c)
+ *
+ * Return: the copy, NULL when @orig is being released, or an ERR_PTR.
+ */
+struct perf_event *perf_inherit_event(struct perf_event *orig, int state,
+				      bool enable_on_exec,
+				      struct task_struct *child,
+				      struct perf_event *child_leader,
+				      struct perf_event_context *child_ctx,
+				      bool attach)
 {
-	struct perf_event *orig = parent_event->parent ? parent_event->parent : parent_event;
 	struct perf_event_pmu_context *epc;
 	struct perf_event *event;
 
-	/* Events being released or already dead are not copied. */
-	if (parent_event->state <= PERF_EVENT_STATE_EXIT ||
-	    orig->state <= PERF_EVENT_STATE_EXIT)
+	/* Copies go on after their original's task exits, not past close. */
+	if (READ_ONCE(orig->state) == PERF_EVENT_STATE_DEAD)
 		return NULL;
 	if (!perf_event_get_ref(orig))
 		return NULL;
 
-	event = perf_event_alloc(&parent_event->attr, parent_event->cpu, child,
+	event = perf_event_alloc(&orig->attr, orig->cpu, child,
 				 child_leader, orig, NULL, NULL);
 	if (IS_ERR(event))
 		return event;	/* freeing it dropped the reference on orig */
 
-	epc = find_get_pmu_context(parent_event->pmu_ctx->pmu, child_ctx,
-				   event->cpu);
+	epc = find_get_pmu_context(orig->pmu_ctx->pmu, child_ctx, event->cpu);
 	if (IS_ERR(epc)) {
 		free_event(event);	/* drops the reference on orig */
 		return ERR_CAST(epc);
@@ -57,36 +71,54 @@ inherit_event(struct perf_event *parent_event, struct task_struct *child,
 	get_ctx(child_ctx);
 	event->ctx = child_ctx;
 
-	event->state = parent_event->state >= PERF_EVENT_STATE_INACTIVE ?
-		       PERF_EVENT_STATE_INACTIVE : PERF_EVENT_STATE_OFF;
-	event->event_caps = parent_event->event_caps;
-	event->hw.sample_period = parent_event->hw.sample_period;
+	event->state = state;
+	event->attr.enable_on_exec = enable_on_exec;
+	event->event_caps = orig->event_caps;
+	event->hw.sample_period = orig->hw.sample_period;
 	local64_set(&event->hw.period_left, event->hw.sample_period);
-	event->overflow_handler = parent_event->overflow_handler;
-	event->overflow_handler_context = parent_event->overflow_handler_context;
-	perf_bpf_inherit(event, parent_event);
+	event->overflow_handler = orig->overflow_handler;
+	event->overflow_handler_context = orig->overflow_handler_context;
+	perf_bpf_inherit(event, orig);
 	perf_event_compute_sizes(event);
+	if (!attach)
+		return event;
 
+	/*
+	 * Under child_mutex, as perf_event_release_kernel() makes the
+	 * original DEAD before it frees the children it finds listed: either
+	 * it finds this copy, or the copy sees DEAD and goes.
+	 */
+	mutex_lock(&orig->child_mutex);
+	if (orig->state == PERF_EVENT_STATE_DEAD) {
+		mutex_unlock(&orig->child_mutex);
+		free_event(event);
+		return NULL;
+	}
 	raw_spin_lock_irq(&child_ctx->lock);
 	list_add_event(event, child_ctx);
 	perf_group_attach(event);
 	raw_spin_unlock_irq(&child_ctx->lock);
-
-	mutex_lock(&orig->child_mutex);
 	list_add_tail(&event->child_entry, &orig->child_list);
 	mutex_unlock(&orig->child_mutex);
 	return event;
 }
 
-static bool inherits_to(struct perf_event *leader, u64 clone_flags)
+/* A copy of @event, an original or a copy in the forking task. */
+static struct perf_event *inherit_copy(struct perf_event *event,
+				       struct task_struct *child,
+				       struct perf_event *child_leader,
+				       struct perf_event_context *child_ctx)
 {
-	if (!leader->attr.inherit)
-		return false;
-	if (leader->attr.inherit_thread && !(clone_flags & CLONE_THREAD))
-		return false;
-	if (leader->attr.sigtrap && (clone_flags & CLONE_CLEAR_SIGHAND))
-		return false;
-	return true;
+	struct perf_event *orig = event->parent ?: event;
+
+	/* A copy being taken out at its task's exit is not copied. */
+	if (event->state <= PERF_EVENT_STATE_EXIT)
+		return NULL;
+	/* The state is the forking task's event's, the attributes the original's. */
+	return perf_inherit_event(orig, event->state >= PERF_EVENT_STATE_INACTIVE ?
+				  PERF_EVENT_STATE_INACTIVE : PERF_EVENT_STATE_OFF,
+				  orig->attr.enable_on_exec, child, child_leader,
+				  child_ctx, true);
 }
 
 static int inherit_group(struct perf_event *leader, struct task_struct *child,
@@ -94,12 +126,12 @@ static int inherit_group(struct perf_event *leader, struct task_struct *child,
 {
 	struct perf_event *child_leader, *sibling, *copy;
 
-	child_leader = inherit_event(leader, child, NULL, child_ctx);
+	child_leader = inherit_copy(leader, child, NULL, child_ctx);
 	if (IS_ERR_OR_NULL(child_leader))
 		return PTR_ERR_OR_ZERO(child_leader);
 
 	for_each_sibling_event(sibling, leader) {
-		copy = inherit_event(sibling, child, child_leader, child_ctx);
+		copy = inherit_copy(sibling, child, child_leader, child_ctx);
 		if (IS_ERR(copy))
 			return PTR_ERR(copy);
 	}
@@ -116,7 +148,7 @@ static int inherit_groups(struct list_head *groups, u64 clone_flags,
 	int err;
 
 	list_for_each_entry(leader, groups, group_entry) {
-		if (!inherits_to(leader, clone_flags))
+		if (!perf_event_inherits_to(leader, clone_flags))
 			continue;
 		if (!*child_ctx) {
 			*child_ctx = alloc_perf_context(child);
@@ -132,22 +164,82 @@ static int inherit_groups(struct list_head *groups, u64 clone_flags,
 
 /*
  * The groups of one sub-context: those for any CPU, then those bound to
- * each CPU in CPU order, pinned before flexible in each.
+ * each CPU in CPU order, pinned before flexible in each.  Only @cpu's
+ * bound groups are copied; the others get slots in the child (lazy.c).
  */
 static int inherit_epc(struct perf_event_pmu_context *epc, u64 clone_flags,
 		       struct task_struct *child,
-		       struct perf_event_context **child_ctx)
+		       struct perf_event_context **child_ctx, int cpu)
 {
-	int cpu, i, err;
+	struct perf_event *leader;
+	int c, i, err;
 
 	err = inherit_groups(&epc->pinned_groups, clone_flags, child, child_ctx);
 	if (!err)
 		err = inherit_groups(&epc->flexible_groups, clone_flags, child, child_ctx);
-	for (cpu = 0; !err && epc->cpu_groups && cpu < nr_cpu_ids; cpu++)
-		for (i = 0; !err && i < 2; i++)
-			err = inherit_groups(&epc->cpu_groups[cpu].groups[i],
-					     clone_flags, child, child_ctx);
+	for (c = 0; !err && epc->cpu_groups && c < nr_cpu_ids; c++) {
+		for (i = 0; !err && i < 2; i++) {
+			struct list_head *groups = &epc->cpu_groups[c].groups[i];
+
+			if (c == cpu) {
+				err = inherit_groups(groups, clone_flags, child,
+						     child_ctx);
+				continue;
+			}
+			list_for_each_entry(leader, groups, group_entry)
+				if (perf_event_inherits_to(leader, clone_flags))
+					perf_lazy_defer_group(leader, *child_ctx);
+		}
+	}
 	return err;
+}
+
+/*
+ * The CPU whose bound groups a child gets at once: the only one it may
+ * run on, or else the one it is forked on, where it usually starts.
+ */
+static int first_cpu_of(struct task_struct *child)
+{
+	int cpu = cpumask_first(child->cpus_ptr);
+
+	if (cpumask_next(cpu, child->cpus_ptr) < nr_cpu_ids)
+		cpu = raw_smp_processor_id();
+	return cpu;
+}
+
+/* Copies and slots of the parent's events; parent_ctx->mutex held. */
+static int inherit_ctx(struct perf_event_context *parent_ctx, u64 clone_flags,
+		       struct task_struct *child,
+		       struct perf_event_context **child_ctx)
+{
+	struct perf_event_pmu_context *epc;
+	int cpu = first_cpu_of(child);
+	int n = perf_lazy_count(parent_ctx, clone_flags, cpu);
+	int err;
+
+	if (n) {
+		*child_ctx = alloc_perf_context(child);
+		if (!*child_ctx)
+			return -ENOMEM;
+		err = perf_lazy_alloc(*child_ctx, n);
+		if (err)
+			return err;
+	}
+	list_for_each_entry(epc, &parent_ctx->pmu_ctx_list, pmu_ctx_entry) {
+		err = inherit_epc(epc, clone_flags, child, child_ctx, cpu);
+		if (err)
+			return err;
+	}
+	if (!parent_ctx->lazy)
+		return 0;
+	if (!*child_ctx) {
+		/* Only slots of this CPU, copied at once. */
+		*child_ctx = alloc_perf_context(child);
+		if (!*child_ctx)
+			return -ENOMEM;
+	}
+	return perf_lazy_inherit_slots(parent_ctx, clone_flags, child,
+				       *child_ctx, cpu);
 }
 
 /**
@@ -162,8 +254,7 @@ static int inherit_epc(struct perf_event_pmu_context *epc, u64 clone_flags,
 int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 {
 	struct perf_event_context *parent_ctx, *child_ctx = NULL;
-	struct perf_event_pmu_context *epc;
-	int err = 0;
+	int err;
 
 	memset(child->perf_recursion, 0, sizeof(child->perf_recursion));
 	child->perf_event_ctxp = NULL;
@@ -183,11 +274,7 @@ int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 	raw_spin_lock_irq(&parent_ctx->lock);
 	parent_ctx->rotate_disable = 1;
 	raw_spin_unlock_irq(&parent_ctx->lock);
-	list_for_each_entry(epc, &parent_ctx->pmu_ctx_list, pmu_ctx_entry) {
-		err = inherit_epc(epc, clone_flags, child, &child_ctx);
-		if (err)
-			break;
-	}
+	err = inherit_ctx(parent_ctx, clone_flags, child, &child_ctx);
 	raw_spin_lock_irq(&parent_ctx->lock);
 	parent_ctx->rotate_disable = 0;
 	raw_spin_unlock_irq(&parent_ctx->lock);
@@ -283,6 +370,7 @@ static void perf_event_exit_task_context(struct task_struct *task, bool exiting)
 	put_task_struct(task);
 	mutex_unlock(&task->perf_event_mutex);
 
+	perf_lazy_exit(ctx);
 	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry)
 		perf_event_exit_event(event, ctx, 0);
 	mutex_unlock(&ctx->mutex);
@@ -342,6 +430,8 @@ void perf_free_event_children(struct perf_event *event)
 
 	if (!perf_event_can_have_copies(event))
 		return;
+	/* Slots first: a copy made in the meantime is then on the list. */
+	perf_lazy_release(event);
 	for (;;) {
 		mutex_lock(&event->child_mutex);
 		child = list_first_entry_or_null(&event->child_list,
@@ -418,6 +508,7 @@ void perf_event_exec(void)
 
 	mutex_lock(&ctx->mutex);
 	perf_event_remove_on_exec(ctx, &gone);
+	perf_lazy_exec(ctx);
 	perf_event_enable_on_exec_ctx(ctx);
 	mutex_unlock(&ctx->mutex);
 	put_ctx(ctx);

@@ -260,6 +260,8 @@ void perf_ctx_lock(struct perf_cpu_context *cpuctx,
 		   struct perf_event_context *ctx);
 void perf_ctx_unlock(struct perf_cpu_context *cpuctx,
 		     struct perf_event_context *ctx);
+void perf_install_group_current(struct perf_event_context *ctx,
+				struct perf_event **events, int nr);
 void perf_install_in_context(struct perf_event_context *ctx,
 			     struct perf_event *event, int cpu);
 void perf_remove_from_context(struct perf_event *event, unsigned long flags);
@@ -517,9 +519,45 @@ ssize_t perf_read_event_unlocked(struct perf_event *event, char __user *buf,
 void perf_event_sync_child(struct perf_event *child);
 
 /* inherit.c */
+struct perf_event *perf_inherit_event(struct perf_event *orig, int state,
+				      bool enable_on_exec,
+				      struct task_struct *child,
+				      struct perf_event *child_leader,
+				      struct perf_event_context *child_ctx,
+				      bool attach);
 void perf_event_exit_event(struct perf_event *event,
 			   struct perf_event_context *ctx, unsigned long flags);
 void perf_free_event_children(struct perf_event *event);
+
+/* Whether a fork with @clone_flags copies the group of @leader. */
+static inline bool perf_event_inherits_to(struct perf_event *leader,
+					  u64 clone_flags)
+{
+	if (!leader->attr.inherit)
+		return false;
+	if (leader->attr.inherit_thread && !(clone_flags & CLONE_THREAD))
+		return false;
+	if (leader->attr.sigtrap && (clone_flags & CLONE_CLEAR_SIGHAND))
+		return false;
+	return true;
+}
+
+/* lazy.c */
+int perf_lazy_count(struct perf_event_context *parent_ctx, u64 clone_flags,
+		    int cpu);
+int perf_lazy_alloc(struct perf_event_context *ctx, int n);
+void perf_lazy_free(struct perf_event_context *ctx);
+void perf_lazy_defer_group(struct perf_event *leader,
+			   struct perf_event_context *child_ctx);
+int perf_lazy_inherit_slots(struct perf_event_context *parent_ctx,
+			    u64 clone_flags, struct task_struct *child,
+			    struct perf_event_context *child_ctx, int cpu);
+void perf_lazy_arrive(struct perf_event_context *ctx);
+void perf_lazy_exec(struct perf_event_context *ctx);
+void perf_lazy_exit(struct perf_event_context *ctx);
+void perf_lazy_set_state(struct perf_event *orig, int state);
+void perf_lazy_release(struct perf_event *orig);
+bool perf_lazy_waiting(struct perf_event *orig);
 
 /* software.c */
 void perf_swevent_init_cpu(unsigned int cpu);

@@ -275,7 +275,7 @@ static void pending_disable_follows_event(struct kunit *test)
 
 static void event_has_the_parts_it_needs(struct kunit *test)
 {
-	size_t copies_end = offsetofend(struct perf_event, child_list);
+	size_t copies_end = offsetofend(struct perf_event, lazy_list);
 	size_t copies_start = offsetof(struct perf_event, child_total_time_enabled);
 	struct perf_event_attr attr;
 	struct perf_event *event;
@@ -308,6 +308,7 @@ static void event_has_the_parts_it_needs(struct kunit *test)
 	event = kcounter(test, &attr, -1, current, NULL);
 	KUNIT_EXPECT_GE(test, ksize(event), copies_end);
 	KUNIT_EXPECT_TRUE(test, list_empty(&event->child_list));
+	KUNIT_EXPECT_TRUE(test, list_empty(&event->lazy_list));
 	KUNIT_EXPECT_NULL(test, event->ov);
 	perf_event_release_kernel(event);
 

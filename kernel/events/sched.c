@@ -694,6 +694,9 @@ void __perf_event_task_sched_in(struct task_struct *prev,
 			perf_ctx_activate(cpuctx, ctx);
 		perf_ctx_unlock(cpuctx, ctx);
 	}
+	/* Set at fork, before the task first ran. */
+	if (ctx && unlikely(ctx->lazy))
+		perf_lazy_arrive(ctx);
 	if (__this_cpu_read(sched_cb_users) && prev != task)
 		pmu_sched_task_cbs(cpuctx, task, true);
 	if (atomic_read(&perf_nr_switch_events))

@@ -661,7 +661,7 @@ static bool event_hung_up(struct perf_event *event)
 	if (!perf_event_can_have_copies(event))
 		return true;
 	mutex_lock(&event->child_mutex);
-	no_children = list_empty(&event->child_list);
+	no_children = list_empty(&event->child_list) && !perf_lazy_waiting(event);
 	mutex_unlock(&event->child_mutex);
 	return no_children;
 }
@@ -681,7 +681,10 @@ static __poll_t perf_poll(struct file *file, poll_table *wait)
 
 typedef void (*event_op_t)(struct perf_event *event);
 
-/* Apply @op to @event and to its inherited copies. */
+/*
+ * Apply @op to @event and to its inherited copies; for enable and disable
+ * also to the slots of copies not yet made (lazy.c).
+ */
 static void apply_to_copies(struct perf_event *event, event_op_t op)
 {
 	struct perf_event *child;
@@ -692,6 +695,10 @@ static void apply_to_copies(struct perf_event *event, event_op_t op)
 	mutex_lock(&event->child_mutex);
 	list_for_each_entry(child, &event->child_list, child_entry)
 		op(child);
+	if (op == _perf_event_enable)
+		perf_lazy_set_state(event, PERF_EVENT_STATE_INACTIVE);
+	else if (op == _perf_event_disable)
+		perf_lazy_set_state(event, PERF_EVENT_STATE_OFF);
 	mutex_unlock(&event->child_mutex);
 }
 

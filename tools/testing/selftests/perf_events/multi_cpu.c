@@ -6,11 +6,17 @@
  * (pid == 0, cpu == N) count only while the task runs on N (their enabled
  * time still runs elsewhere, their running time does not); threads on
  * different CPUs each with their own events; the CPU number rules at open.
+ * Inherited per-task-per-CPU events in a child that reaches a CPU only
+ * after fork: they count its work there, follow the ioctls and exec as
+ * copies made at fork would, outlive their original's task and pass on
+ * to grandchildren.
  * Works with any number of CPUs; tests that need two say so and skip.
  */
 #include "../kselftest_harness.h"
 #include <pthread.h>
+#include <sys/prctl.h>
 #include "perf_util.h"
+#include "perf_worker.h"
 
 #define NPAGES	128
 #define MAXCPU	64
@@ -228,6 +234,233 @@ TEST(inherited_per_task_per_cpu_events)
 		close(sib[i]);
 	}
 	unpin();
+}
+
+/* Inherited page-fault events of the calling task, one per CPU. */
+static int open_inherited_per_cpu(int *fd, int n, int disabled,
+				  int enable_on_exec)
+{
+	struct evspec s = {
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.inherit = 1,
+		.disabled = disabled,
+		.enable_on_exec = enable_on_exec,
+	};
+	int i;
+
+	for (i = 0; i < n; i++) {
+		fd[i] = open_spec(&s, 0, i, -1, 0);
+		if (fd[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Pin to CPU 0, open inherited page-fault events for each of the @n CPUs,
+ * and fork a worker (when @w is set), which starts on CPU 0 too.
+ */
+static void lazy_setup(struct __test_metadata *_metadata, int *fd, int n,
+		       int disabled, int enable_on_exec, struct worker *w)
+{
+	ASSERT_LE(n, MAXCPU);
+	ASSERT_EQ(pin_to_cpu(0), 0);
+	ASSERT_EQ(open_inherited_per_cpu(fd, n, disabled, enable_on_exec), 0);
+	if (w)
+		ASSERT_EQ(worker_start(w), 0);
+}
+
+/* Unpin the calling task and close @n events, skipping those at -1. */
+static void unpin_and_close(int *fd, int n)
+{
+	int i;
+
+	unpin();
+	for (i = 0; i < n; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
+/*
+ * A child forked on CPU 0 moves to CPU 1 and touches pages there: the
+ * inherited event for CPU 1 counts every one of them, the one for CPU 0
+ * none; a grandchild it forks before it ever ran on CPU 1 does the same.
+ */
+TEST(inherited_per_cpu_event_counts_after_moving)
+{
+	int n = nr_cpus(), fd[MAXCPU];
+	uint64_t before0, before1;
+	struct worker w;
+
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	lazy_setup(_metadata, fd, n, 0, 0, &w);
+
+	/* The worker's child, forked on CPU 0, moves to CPU 1. */
+	before1 = read_count(fd[1]);
+	ASSERT_EQ(worker_do(&w, W_FORK_TOUCH_ON, W_ARG(1, NPAGES)), 0);
+	EXPECT_GE(read_count(fd[1]) - before1, NPAGES);
+
+	/* The worker itself moves, then touches. */
+	ASSERT_EQ(worker_do(&w, W_PIN, 1), 0);
+	before0 = read_count(fd[0]);
+	before1 = read_count(fd[1]);
+	ASSERT_EQ(worker_do(&w, W_TOUCH, NPAGES), 0);
+	EXPECT_GE(read_count(fd[1]) - before1, NPAGES);
+	EXPECT_EQ(read_count(fd[0]), before0);
+
+	EXPECT_EQ(worker_stop(&w), 0);
+	unpin_and_close(fd, n);
+}
+
+/*
+ * PERF_EVENT_IOC_DISABLE and _ENABLE on the original, made after the fork
+ * and before the child ever ran on the event's CPU, hold for the child as
+ * they do for a copy made at fork.
+ */
+TEST(inherited_per_cpu_event_follows_ioctl_before_moving)
+{
+	int n = nr_cpus(), on[MAXCPU], off[MAXCPU], i;
+	struct worker w;
+
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	lazy_setup(_metadata, off, n, 1, 0, NULL);
+	lazy_setup(_metadata, on, n, 0, 0, &w);
+	ASSERT_EQ(ioctl(on[1], PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_EQ(ioctl(off[1], PERF_EVENT_IOC_ENABLE, 0), 0);
+
+	ASSERT_EQ(worker_do(&w, W_PIN, 1), 0);
+	ASSERT_EQ(worker_do(&w, W_TOUCH, NPAGES), 0);
+	/* This task never ran on CPU 1: whatever counted is the worker's. */
+	EXPECT_EQ(read_count(on[1]), 0);
+	EXPECT_GE(read_count(off[1]), NPAGES);
+
+	EXPECT_EQ(worker_stop(&w), 0);
+	unpin_and_close(on, n);
+	for (i = 0; i < n; i++)
+		close(off[i]);
+}
+
+/*
+ * enable_on_exec, inherited: the child's exec enables its events for the
+ * CPUs it reaches only afterwards; the original, whose task does not
+ * exec, stays off.
+ */
+TEST(inherited_per_cpu_enable_on_exec_before_moving)
+{
+	int n = nr_cpus(), fd[MAXCPU];
+	struct worker w;
+	uint64_t v;
+
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	lazy_setup(_metadata, fd, n, 1, 1, &w);
+	ASSERT_EQ(worker_do(&w, W_TOUCH, NPAGES), 0);
+	EXPECT_EQ(read_count(fd[0]), 0);
+
+	ASSERT_EQ(worker_do(&w, W_EXEC, 0), 0);
+	ASSERT_EQ(worker_do(&w, W_PIN, 1), 0);
+	ASSERT_EQ(worker_do(&w, W_TOUCH, NPAGES), 0);
+	EXPECT_GE(read_count(fd[1]), NPAGES);
+
+	EXPECT_EQ(worker_stop(&w), 0);
+	v = read_count(fd[0]);
+	touch_pages(NPAGES);
+	EXPECT_EQ(read_count(fd[0]), v);
+	unpin_and_close(fd, n);
+}
+
+/*
+ * The events' task exits while its child lives: the events do not hang
+ * up, and the child's work on a CPU it reaches afterwards, and that of a
+ * grandchild it forks then, still adds to them.  Hang-up comes once the
+ * last of them has exited.
+ */
+TEST(inherited_per_cpu_event_outlives_its_task)
+{
+	struct evspec s = {
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.inherit = 1,
+	};
+	int n = nr_cpus(), fd[MAXCPU], go[2], up[2], i;
+	pid_t task, child;
+	void *rb;
+	char c;
+
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_LE(n, MAXCPU);
+	ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	ASSERT_EQ(pipe(go), 0);
+	ASSERT_EQ(pipe(up), 0);
+	task = fork();
+	ASSERT_GE(task, 0);
+	if (!task) {
+		/* The events' task: forks the child, then exits. */
+		if (pin_to_cpu(0) || read(go[0], &c, 1) != 1)
+			_exit(1);
+		child = fork();
+		if (child < 0)
+			_exit(1);
+		if (!child) {
+			if (write(up[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+				_exit(1);
+			/* A grandchild forked on CPU 0 moves to CPU 1. */
+			if (touch_in_child(1, NPAGES))
+				_exit(1);
+			/* The child itself moves, then touches. */
+			if (pin_to_cpu(1))
+				_exit(1);
+			touch_pages(NPAGES);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < n; i++) {
+		fd[i] = open_spec(&s, task, i, -1, 0);
+		ASSERT_GE(fd[i], 0);
+	}
+	/* Without a buffer, poll() says hang-up at once. */
+	rb = map_rb(fd[1]);
+	ASSERT_NE(rb, NULL);
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	ASSERT_EQ(read(up[0], &c, 1), 1);
+	EXPECT_EQ(reap_child(task), 0);
+	EXPECT_FALSE(poll_now(fd[1]) & POLLHUP);
+
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	child = wait(NULL);
+	EXPECT_GT(child, 0);
+	EXPECT_GE(read_count(fd[1]), 2 * NPAGES);
+	EXPECT_TRUE(poll_now(fd[1]) & POLLHUP);
+	ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+	unmap_rb(rb);
+	unpin_and_close(fd, n);
+}
+
+/*
+ * An inherited event closed while its child has not yet run on the
+ * event's CPU: the child moving there later runs on, and the events
+ * still open count as before.
+ */
+TEST(inherited_per_cpu_event_closed_before_moving)
+{
+	int n = nr_cpus(), fd[MAXCPU];
+	struct worker w;
+
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	lazy_setup(_metadata, fd, n, 0, 0, &w);
+	close(fd[1]);
+	fd[1] = -1;
+	ASSERT_EQ(worker_do(&w, W_PIN, 1), 0);
+	ASSERT_EQ(worker_do(&w, W_TOUCH, NPAGES), 0);
+	ASSERT_EQ(worker_do(&w, W_PIN, 0), 0);
+	ASSERT_EQ(worker_do(&w, W_TOUCH, NPAGES), 0);
+	EXPECT_GE(read_count(fd[0]), NPAGES);
+	EXPECT_EQ(worker_stop(&w), 0);
+	unpin_and_close(fd, n);
 }
 
 struct thr {

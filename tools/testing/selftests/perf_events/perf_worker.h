@@ -23,7 +23,14 @@ enum {
 	W_EXEC,		/* re-execute this binary */
 	W_SLEEP_EXIT,	/* sleep @arg ms and exit, without an ack */
 	W_EXIT,		/* exit with status @arg, without an ack */
+	W_PIN,		/* move to CPU @arg */
+	W_FORK_TOUCH_ON,	/* W_FORK_TOUCH on CPU W_ARG_CPU(@arg) */
 };
+
+/* W_FORK_TOUCH_ON: the child moves to the CPU, then touches the pages. */
+#define W_ARG(cpu, pages)	((cpu) << 16 | (pages))
+#define W_ARG_CPU(arg)		((arg) >> 16)
+#define W_ARG_PAGES(arg)	((arg) & 0xffff)
 
 struct worker {
 	pid_t pid;
@@ -51,6 +58,13 @@ static inline void worker_serve(int cfd, int afd)
 			break;
 		case W_FORK_TOUCH:
 			ack = touch_in_child(-1, c.arg) ? 1 : 0;
+			break;
+		case W_PIN:
+			ack = pin_to_cpu(c.arg) || sched_getcpu() != c.arg;
+			break;
+		case W_FORK_TOUCH_ON:
+			ack = touch_in_child(W_ARG_CPU(c.arg),
+					     W_ARG_PAGES(c.arg)) ? 1 : 0;
 			break;
 		case W_EXEC:
 			snprintf(env, sizeof(env), "%d,%d", cfd, afd);

@@ -13,7 +13,10 @@
  *  - inherited copies on several CPUs writing into one buffer through
  *    SET_OUTPUT: every record arrives whole;
  *  - two sampling events fed by the same page fault, with different
- *    sample_type: each record is as long as its own fields.
+ *    sample_type: each record is as long as its own fields;
+ *  - inherited per-CPU groups copied into threads and a child as they
+ *    reach each CPU, while the originals are disabled, enabled and
+ *    closed: every page touched is counted when nothing interferes.
  *
  * Each stress case runs a fixed number of rounds, waiting on progress
  * rather than on time, and checks that no kernel warning was raised
@@ -695,6 +698,105 @@ TEST(one_hit_two_sample_types)
 
 	two_sample_types(_metadata, true);
 	two_sample_types(_metadata, false);
+	EXPECT_EQ(kernel_taint(), t0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Copies made on arrival, originals changing                           */
+/* ------------------------------------------------------------------ */
+
+#define LAZY_ROUNDS	60
+#define LAZY_HOPS	16
+#define LAZY_THREADS	2
+#define LAZY_MAXCPU	64
+
+/* Move to each CPU in turn from @seed, touching a fresh page on each. */
+static int hop(int seed)
+{
+	int ncpu = nr_cpus(), i;
+	char *p = map_anon(LAZY_HOPS);
+
+	if (!p)
+		return 1;
+	for (i = 0; i < LAZY_HOPS; i++) {
+		if (pin_to_cpu((seed + i) % ncpu))
+			return 1;
+		p[i * psz] = 1;
+	}
+	munmap(p, LAZY_HOPS * psz);
+	return 0;
+}
+
+static void *hopper_fn(void *arg)
+{
+	return (void *)(long)hop((int)(long)arg);
+}
+
+TEST(lazy_copies_while_originals_change)
+{
+	int n = nr_cpus(), lead[LAZY_MAXCPU], sib[LAZY_MAXCPU];
+	pthread_t th[LAZY_THREADS];
+	long t0 = kernel_taint();
+	int round, i, k, status;
+	uint64_t faults;
+	void *ret;
+	pid_t pid;
+
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_LE(n, LAZY_MAXCPU);
+	for (round = 0; round < LAZY_ROUNDS; round++) {
+		bool quiet = !(round % 2);
+
+		ASSERT_EQ(pin_to_cpu(0), 0);
+		for (i = 0; i < n; i++) {
+			struct evspec s = {
+				.config = PERF_COUNT_SW_PAGE_FAULTS,
+				.inherit = 1,
+			};
+
+			lead[i] = open_spec(&s, 0, i, -1, 0);
+			ASSERT_GE(lead[i], 0);
+			s.config = PERF_COUNT_SW_TASK_CLOCK;
+			sib[i] = open_spec(&s, 0, i, lead[i], 0);
+			ASSERT_GE(sib[i], 0);
+		}
+		for (k = 0; k < LAZY_THREADS; k++)
+			ASSERT_EQ(pthread_create(&th[k], NULL, hopper_fn,
+						 (void *)(long)(round + k + 1)), 0);
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (!pid)
+			_exit(hop(round + 7));
+		if (!quiet) {
+			for (k = 0; k < 4 * LAZY_HOPS; k++) {
+				i = (round + k) % n;
+				ioctl(lead[i], k % 2 ? PERF_EVENT_IOC_ENABLE :
+				      PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+			}
+			for (i = 0; i < n; i++) {
+				close(sib[i]);
+				close(lead[i]);
+			}
+		}
+		for (k = 0; k < LAZY_THREADS; k++) {
+			ASSERT_EQ(pthread_join(th[k], &ret), 0);
+			EXPECT_EQ(ret, NULL);
+		}
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+		if (!quiet)
+			continue;
+		faults = 0;
+		for (i = 0; i < n; i++) {
+			faults += read_count(lead[i]);
+			close(sib[i]);
+			close(lead[i]);
+		}
+		EXPECT_GE(faults, (LAZY_THREADS + 1) * LAZY_HOPS)
+			TH_LOG("round %d", round);
+	}
+	unpin();
 	EXPECT_EQ(kernel_taint(), t0);
 }
 
