@@ -13,7 +13,10 @@
  *  - an event is allocated in the shape it needs: the part that keeps
  *    inherited copies only when it is inheritable, the overflow state
  *    after the event when it samples, and apart once a counting event
- *    gets a ring buffer.
+ *    gets a ring buffer;
+ *  - inherited events bound to a CPU: a child gets a slot, not a copy,
+ *    for a CPU it has not run on, and the copy made when it gets there
+ *    counts exactly what the child does there.
  *
  * The test thread is bound to one CPU for each case; the cases that need
  * a second CPU skip without one.
@@ -21,8 +24,11 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/irq_work.h>
+#include <linux/completion.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/task_work.h>
 #include <linux/timekeeping.h>
 
 #include "internal.h"
@@ -324,12 +330,82 @@ static void event_has_the_parts_it_needs(struct kunit *test)
 	perf_event_release_kernel(event);
 }
 
+/* ---- lazy copies of inherited per-CPU events ---- */
+
+struct lazy_child {
+	struct completion done;
+	struct perf_event *there;	/* the original for the second CPU */
+	int other;
+	int err;
+	bool copied_before, waiting_before, copied_after, waiting_after;
+};
+
+static void lazy_look(struct perf_event *orig, bool *copied, bool *waiting)
+{
+	mutex_lock(&orig->child_mutex);
+	*copied = !list_empty(&orig->child_list);
+	*waiting = !list_empty(&orig->lazy_list);
+	mutex_unlock(&orig->child_mutex);
+}
+
+static void raise_emulation_faults(int n)
+{
+	while (n--)
+		perf_sw_event(PERF_COUNT_SW_EMULATION_FAULTS, 1, NULL, 0);
+}
+
+static int lazy_child_fn(void *arg)
+{
+	struct lazy_child *c = arg;
+
+	raise_emulation_faults(3);
+	lazy_look(c->there, &c->copied_before, &c->waiting_before);
+	c->err = set_cpus_allowed_ptr(current, cpumask_of(c->other));
+	/* A kernel thread never returns to user space: run the work here. */
+	task_work_run();
+	lazy_look(c->there, &c->copied_after, &c->waiting_after);
+	raise_emulation_faults(5);
+	complete(&c->done);
+	/* Returning would mean an exec'd user program to ret_from_fork. */
+	do_exit(0);
+}
+
+static void lazy_copy_counts_after_arrival(struct kunit *test)
+{
+	struct kapi *k = test->priv;
+	struct lazy_child c = { .other = other_cpu(test) };
+	struct perf_event_attr attr;
+	struct perf_event *here;
+	pid_t pid;
+
+	kattr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS);
+	attr.inherit = 1;
+	here = kcounter(test, &attr, k->cpu, current, NULL);
+	c.there = kcounter(test, &attr, c.other, current, NULL);
+	init_completion(&c.done);
+	pid = kernel_thread(lazy_child_fn, &c, "perf_lazy", 0);
+	KUNIT_ASSERT_GT(test, pid, 0);
+	wait_for_completion(&c.done);
+
+	KUNIT_EXPECT_EQ(test, c.err, 0);
+	KUNIT_EXPECT_FALSE(test, c.copied_before);
+	KUNIT_EXPECT_TRUE(test, c.waiting_before);
+	KUNIT_EXPECT_TRUE(test, c.copied_after);
+	KUNIT_EXPECT_FALSE(test, c.waiting_after);
+	/* Live copies' counts are read with their originals'. */
+	KUNIT_EXPECT_EQ(test, value(here), 3ULL);
+	KUNIT_EXPECT_EQ(test, value(c.there), 5ULL);
+	perf_event_release_kernel(c.there);
+	perf_event_release_kernel(here);
+}
+
 static struct kunit_case perf_kapi_cases[] = {
 	KUNIT_CASE(pause_takes_count_and_resets),
 	KUNIT_CASE(sched_task_while_asked),
 	KUNIT_CASE(migrate_moves_groups),
 	KUNIT_CASE(pending_disable_follows_event),
 	KUNIT_CASE(event_has_the_parts_it_needs),
+	KUNIT_CASE(lazy_copy_counts_after_arrival),
 	{}
 };
 
