@@ -6,7 +6,7 @@
 PKGS="linux-source-6.12 qemu-system-x86 gcc make flex bison libelf-dev
 libssl-dev bc cpio ccache busybox-static manpages-dev kmod rsync xz-utils
 gawk git python3 linux-perf gdb file libc6-dev gnuplot-nox bpftrace
-bpfcc-tools"
+bpfcc-tools python3-ply python3-git"
 
 missing=
 for p in $PKGS; do

@@ -19,6 +19,13 @@ trap 'git -C "$SERIES_SRC" worktree remove --force "$work" >/dev/null 2>&1' EXIT
 
 paths="$OWNED_DIRS $OWNED_FILES"
 
+# The series is sent and signed off by whoever runs this.
+sender_name=$(git -C "$TOP" config user.name) ||
+	die "git config user.name is not set: the series needs a sender"
+sender_email=$(git -C "$TOP" config user.email) ||
+	die "git config user.email is not set: the series needs a sender"
+export GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_email
+
 # Make the work tree's owned paths exactly those of commit $1 (plus KEEP).
 checkout_owned() {
 	local c=$1 d f k
@@ -62,7 +69,8 @@ for c in $(git -C "$TOP" rev-list --reverse HEAD -- $paths); do
 done
 [ $n -gt 0 ] || die "no commits touch the kernel tree"
 
-git -C "$work" format-patch -q --cover-letter -o "$dst" base..HEAD
+GIT_AUTHOR_NAME=$sender_name GIT_AUTHOR_EMAIL=$sender_email \
+	git -C "$work" format-patch -q --cover-letter -o "$dst" base..HEAD
 cover=$(ls "$dst"/0000-*.patch)
 python3 - "$cover" "$TOP/tools/testing/perf-vm/cover-letter.txt" <<'PY'
 import sys
@@ -76,7 +84,8 @@ PY
 errors=0 warnings=0 checks=0
 for p in "$dst"/0*.patch; do
 	[ "$p" = "$cover" ] && continue
-	out=$("$SERIES_SRC/scripts/checkpatch.pl" --strict -q "$p" 2>&1)
+	# Debian's python3, which has the SPDX check's modules (deps.sh).
+	out=$(PATH=/usr/bin:$PATH "$SERIES_SRC/scripts/checkpatch.pl" --strict -q "$p" 2>&1)
 	e=$(printf '%s\n' "$out" | grep -c '^ERROR')
 	w=$(printf '%s\n' "$out" | grep -c '^WARNING')
 	k=$(printf '%s\n' "$out" | grep -c '^CHECK')
