@@ -11,6 +11,14 @@
  * allocated short (see struct perf_event): it has no owner, buffer,
  * pollers or children of its own, and a copy of a counting event has no
  * overflow state either, so none of these may be reached through it.
+ * A copy is made from the original (its attributes, period and handler)
+ * in the state of the forking task's event, and refused only once the
+ * original is released (DEAD): an original whose task exited still gets
+ * copies in the children its children fork.
+ *
+ * Groups bound to a CPU other than the one the child starts on are not
+ * copied at fork: the child gets slots for them, and copies when it first
+ * runs on their CPU (lazy.c).
  *
  * Locking: fork runs in the parent and holds the parent context's mutex
  * while copying, with the context's rotate_disable set so that
