@@ -146,6 +146,7 @@ void put_ctx(struct perf_event_context *ctx)
 		return;		/* a CPU context is never freed */
 	if (ctx->task != TASK_TOMBSTONE)
 		put_task_struct(ctx->task);
+	/* Only the task and holders of a reference reach the slots. */
 	perf_lazy_free(ctx);
 	kfree_rcu(ctx, rcu_head);
 }

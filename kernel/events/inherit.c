@@ -123,8 +123,7 @@ static struct perf_event *inherit_copy(struct perf_event *event,
 	if (event->state <= PERF_EVENT_STATE_EXIT)
 		return NULL;
 	/* The state is the forking task's event's, the attributes the original's. */
-	return perf_inherit_event(orig, event->state >= PERF_EVENT_STATE_INACTIVE ?
-				  PERF_EVENT_STATE_INACTIVE : PERF_EVENT_STATE_OFF,
+	return perf_inherit_event(orig, perf_copy_state(event),
 				  orig->attr.enable_on_exec, child, child_leader,
 				  child_ctx, true);
 }
@@ -238,16 +237,8 @@ static int inherit_ctx(struct perf_event_context *parent_ctx, u64 clone_flags,
 		if (err)
 			return err;
 	}
-	if (!parent_ctx->lazy)
-		return 0;
-	if (!*child_ctx) {
-		/* Only slots of this CPU, copied at once. */
-		*child_ctx = alloc_perf_context(child);
-		if (!*child_ctx)
-			return -ENOMEM;
-	}
 	return perf_lazy_inherit_slots(parent_ctx, clone_flags, child,
-				       *child_ctx, cpu);
+				       child_ctx, cpu);
 }
 
 /**

@@ -529,6 +529,13 @@ void perf_event_exit_event(struct perf_event *event,
 			   struct perf_event_context *ctx, unsigned long flags);
 void perf_free_event_children(struct perf_event *event);
 
+/* The state a copy of @event starts in: enabled or not, nothing else. */
+static inline int perf_copy_state(struct perf_event *event)
+{
+	return event->state >= PERF_EVENT_STATE_INACTIVE ?
+	       PERF_EVENT_STATE_INACTIVE : PERF_EVENT_STATE_OFF;
+}
+
 /* Whether a fork with @clone_flags copies the group of @leader. */
 static inline bool perf_event_inherits_to(struct perf_event *leader,
 					  u64 clone_flags)
@@ -551,7 +558,7 @@ void perf_lazy_defer_group(struct perf_event *leader,
 			   struct perf_event_context *child_ctx);
 int perf_lazy_inherit_slots(struct perf_event_context *parent_ctx,
 			    u64 clone_flags, struct task_struct *child,
-			    struct perf_event_context *child_ctx, int cpu);
+			    struct perf_event_context **child_ctx, int cpu);
 void perf_lazy_arrive(struct perf_event_context *ctx);
 void perf_lazy_exec(struct perf_event_context *ctx);
 void perf_lazy_exit(struct perf_event_context *ctx);

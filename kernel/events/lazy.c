@@ -69,7 +69,9 @@ struct perf_lazy_slot {
 
 /**
  * struct perf_lazy_copies - a context's slots
- * @work: the task work that makes the copies
+ * @work: the task work that makes the copies, queued on the context's
+ *	  task; the task holds its context, and so this, until after
+ *	  exit_task_work() has run the work or ended the queue
  * @flags: PERF_LAZY_QUEUED while @work is queued
  * @ctx: the context
  * @waiting: CPUs with slots
@@ -88,12 +90,6 @@ struct perf_lazy_copies {
 	int				max;
 	struct perf_lazy_slot		slot[];
 };
-
-static int leader_state(struct perf_event *event)
-{
-	return event->state >= PERF_EVENT_STATE_INACTIVE ?
-	       PERF_EVENT_STATE_INACTIVE : PERF_EVENT_STATE_OFF;
-}
 
 /* Unlink a waiting slot; the context's mutex is held. */
 static void slot_unlink(struct perf_lazy_slot *s)
@@ -223,12 +219,12 @@ void perf_lazy_defer_group(struct perf_event *leader,
 	struct perf_event *orig = leader->parent ?: leader, *sibling;
 	struct perf_lazy_slot *ls = &lc->slot[lc->nr];
 
-	if (!slot_add(lc, orig, leader_state(leader),
+	if (!slot_add(lc, orig, perf_copy_state(leader),
 		      orig->attr.enable_on_exec, true))
 		return;
 	for_each_sibling_event(sibling, leader) {
 		orig = sibling->parent ?: sibling;
-		if (slot_add(lc, orig, leader_state(sibling),
+		if (slot_add(lc, orig, perf_copy_state(sibling),
 			     orig->attr.enable_on_exec, false))
 			ls->nr++;
 	}
@@ -271,16 +267,17 @@ static int copy_slots_at_fork(struct perf_lazy_copies *plc, int first,
  * @clone_flags: the clone flags
  * @child: the new task
  * @child_ctx: its context, not yet published, with room for the slots
- *	       bound to other CPUs than @cpu
+ *	       bound to other CPUs than @cpu; NULL when it needs none, and
+ *	       then allocated here if a slot of @cpu is copied
  * @cpu: the CPU whose groups are copied at once
  *
  * Return: 0, or the error of a copy that failed.
  */
 int perf_lazy_inherit_slots(struct perf_event_context *parent_ctx,
 			    u64 clone_flags, struct task_struct *child,
-			    struct perf_event_context *child_ctx, int cpu)
+			    struct perf_event_context **child_ctx, int cpu)
 {
-	struct perf_lazy_copies *plc = parent_ctx->lazy;
+	struct perf_lazy_copies *plc = parent_ctx->lazy, *lc;
 	struct perf_lazy_slot *s, *m, *ls;
 	int i, j, err;
 
@@ -290,19 +287,24 @@ int perf_lazy_inherit_slots(struct perf_event_context *parent_ctx,
 		    !perf_event_inherits_to(s->orig, clone_flags))
 			continue;
 		if (s->orig->cpu == cpu) {
-			err = copy_slots_at_fork(plc, i, child, child_ctx);
+			if (!*child_ctx)
+				*child_ctx = alloc_perf_context(child);
+			if (!*child_ctx)
+				return -ENOMEM;
+			err = copy_slots_at_fork(plc, i, child, *child_ctx);
 			if (err)
 				return err;
 			continue;
 		}
-		ls = &child_ctx->lazy->slot[child_ctx->lazy->nr];
-		if (!slot_add(child_ctx->lazy, s->orig, READ_ONCE(s->state),
+		/* Counted by perf_lazy_count(): the room is there. */
+		lc = (*child_ctx)->lazy;
+		ls = &lc->slot[lc->nr];
+		if (!slot_add(lc, s->orig, READ_ONCE(s->state),
 			      s->enable_on_exec, true))
 			continue;
 		for (j = 1; j < s->nr; j++) {
 			m = &plc->slot[i + j];
-			if (m->orig && slot_add(child_ctx->lazy, m->orig,
-						READ_ONCE(m->state),
+			if (m->orig && slot_add(lc, m->orig, READ_ONCE(m->state),
 						m->enable_on_exec, false))
 				ls->nr++;
 		}
