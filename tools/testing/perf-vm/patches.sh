@@ -1,95 +1,78 @@
 #!/bin/bash
-# make patches: write our series against the base as mail-ready patches,
-# with a cover letter, to out/patches/, and run checkpatch --strict on each.
+# make patches: write the series planned in tools/testing/perf-vm/series
+# to out/patches/ (cover letter first), check that git am of it on the
+# base gives the tested tree, and run checkpatch --strict on every patch
+# (series.py).
 #
-# One patch per commit of this repository that touches the kernel tree,
-# replayed in order on top of the base.  The first patch removes upstream's
-# implementation and adds the complete core, so that every patch builds.
+#   CHECK=build  also build every step of the series with the qemu
+#                configuration, incrementally, and name the first step
+#                that does not build
+#   CHECK=boot   as build, then boot the last step and run the smoke test
 . "$(dirname "$0")/lib.sh"
 
-dst=$OUT/patches
-work=$OUT/patches-tree
-rm -rf "$dst" "$work"
-mkdir -p "$dst"
-
-git -C "$SERIES_SRC" worktree prune
-git -C "$SERIES_SRC" worktree add -q --detach "$work" base ||
-	die "cannot create a worktree of the base"
-trap 'git -C "$SERIES_SRC" worktree remove --force "$work" >/dev/null 2>&1' EXIT
-
-paths="$OWNED_DIRS $OWNED_FILES"
+check=${CHECK:-}
+case "$check" in
+'' | build | boot) ;;
+*) die "CHECK=$check: build or boot" ;;
+esac
 
 # The series is sent and signed off by whoever runs this.
-sender_name=$(git -C "$TOP" config user.name) ||
+git -C "$TOP" config user.name >/dev/null ||
 	die "git config user.name is not set: the series needs a sender"
-sender_email=$(git -C "$TOP" config user.email) ||
+git -C "$TOP" config user.email >/dev/null ||
 	die "git config user.email is not set: the series needs a sender"
-export GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_email
 
-# Make the work tree's owned paths exactly those of commit $1 (plus KEEP).
-checkout_owned() {
-	local c=$1 d f k
-	for d in $OWNED_DIRS; do
-		find "$work/$d" -type f 2>/dev/null | while read -r f; do
-			k=${f#"$work"/}
-			case " $KEEP " in *" $k "*) ;; *) rm -f "$f" ;; esac
-		done
-		git -C "$TOP" archive "$c" "$d" 2>/dev/null | tar -x -C "$work" 2>/dev/null
-	done
-	for f in $OWNED_FILES; do
-		if git -C "$TOP" cat-file -e "$c:$f" 2>/dev/null; then
-			mkdir -p "$(dirname "$work/$f")"
-			git -C "$TOP" show "$c:$f" >"$work/$f"
-		fi
-	done
-}
+python3 "$PERFVM/series.py" --top "$TOP" --src "$SERIES_SRC" --out "$OUT" \
+	--plan "$PERFVM/series" --exceptions "$PERFVM/checkpatch-exceptions" ||
+	exit 1
+[ -n "$check" ] || exit 0
 
-# The first patch is the first commit with a complete core: everything
-# before it is folded in, since the kernel cannot build without a core.
-first=$(git -C "$TOP" rev-list --reverse HEAD -- kernel/events/Makefile | head -n 1)
-[ -n "$first" ] || die "no commit adds kernel/events/Makefile"
+# Build every step in one work tree that persists between runs, so that
+# a checkout touches only the files that differ and make rebuilds only
+# what they feed.
+work=$OUT/patches-build
+obj=$BUILD/series
+if ! git -C "$work" rev-parse --git-dir >/dev/null 2>&1; then
+	rm -rf "$work"
+	git -C "$SERIES_SRC" worktree prune
+	git -C "$SERIES_SRC" worktree add -q --detach "$work" base ||
+		die "cannot create a work tree of the base"
+fi
 
+# The configuration: the qemu fragments on the tested tree; each step
+# takes it through olddefconfig (options a step does not know drop out).
+cfg=$obj/series.config
+mkdir -p "$obj"
+"$PERFVM/build.sh" qemu >/dev/null || die "the tested tree does not build"
+cp "$BUILD/qemu/.config" "$cfg"
+
+commits=$(git -C "$SERIES_SRC" rev-list --reverse base..patches)
 n=0
-started=0
-# shellcheck disable=SC2086
-for c in $(git -C "$TOP" rev-list --reverse HEAD -- $paths); do
-	[ "$c" = "$first" ] && started=1
-	[ $started = 1 ] || continue
-	checkout_owned "$c"
-	for p in $paths; do
-		git -C "$work" add -A -f -- "$p" >/dev/null 2>&1
-	done
-	git -C "$work" diff --cached --quiet && continue
-	git -C "$TOP" log -1 --format=%B "$c" >"$OUT/patches-msg"
-	GIT_AUTHOR_DATE=$(git -C "$TOP" log -1 --format=%aD "$c") \
-	git -C "$work" -c user.name="$(git -C "$TOP" log -1 --format=%an "$c")" \
-		-c user.email="$(git -C "$TOP" log -1 --format=%ae "$c")" \
-		commit -q -F "$OUT/patches-msg" --signoff
+total=$(echo "$commits" | wc -l)
+start=$(date +%s)
+for c in $commits; do
 	n=$((n + 1))
+	subject=$(git -C "$SERIES_SRC" log -1 --format=%s "$c")
+	git -C "$work" checkout -q --detach "$c" ||
+		die "cannot check out patch $n"
+	cp "$cfg" "$obj/.config"
+	t0=$(date +%s)
+	if ! kmake "$work" "$obj" olddefconfig >"$obj/step.log" 2>&1 ||
+	   ! kmake "$work" "$obj" bzImage >>"$obj/step.log" 2>&1; then
+		grep -E "error|Error" "$obj/step.log" | head -n 20 >&2
+		die "patch $n/$total does not build: $subject (log: $obj/step.log)"
+	fi
+	if grep -E "warning:" "$obj/step.log" | grep -E "kernel/events|arch/x86/events|perf_event" >&2; then
+		die "patch $n/$total builds with warnings: $subject"
+	fi
+	printf 'perf-vm: built %2d/%d in %4ds: %s\n' "$n" "$total" \
+		$(($(date +%s) - t0)) "$subject" >&2
 done
-[ $n -gt 0 ] || die "no commits touch the kernel tree"
+log "every patch builds ($(($(date +%s) - start)) s)"
+[ "$check" = boot ] || exit 0
 
-GIT_AUTHOR_NAME=$sender_name GIT_AUTHOR_EMAIL=$sender_email \
-	git -C "$work" format-patch -q --cover-letter -o "$dst" base..HEAD
-cover=$(ls "$dst"/0000-*.patch)
-python3 - "$cover" "$TOP/tools/testing/perf-vm/cover-letter.txt" <<'PY'
-import sys
-path, text = sys.argv[1], open(sys.argv[2]).read()
-s = open(path).read()
-s = s.replace("*** SUBJECT HERE ***", text.splitlines()[0])
-s = s.replace("*** BLURB HERE ***", "\n".join(text.splitlines()[2:]))
-open(path, "w").write(s)
-PY
-
-errors=0 warnings=0 checks=0
-for p in "$dst"/0*.patch; do
-	[ "$p" = "$cover" ] && continue
-	# Debian's python3, which has the SPDX check's modules (deps.sh).
-	out=$(PATH=/usr/bin:$PATH "$SERIES_SRC/scripts/checkpatch.pl" --strict -q "$p" 2>&1)
-	e=$(printf '%s\n' "$out" | grep -c '^ERROR')
-	w=$(printf '%s\n' "$out" | grep -c '^WARNING')
-	k=$(printf '%s\n' "$out" | grep -c '^CHECK')
-	printf '%-70s %3d errors %3d warnings %3d checks\n' "$(basename "$p")" "$e" "$w" "$k"
-	errors=$((errors + e)) warnings=$((warnings + w)) checks=$((checks + k))
-done
-echo "$n patches in $dst: $errors errors, $warnings warnings, $checks checks"
+img=$obj/arch/x86/boot/bzImage
+"$PERFVM/build-tests.sh" >/dev/null || die "the selftests do not build"
+"$PERFVM/vm.sh" -k "$img" -s 2 -t 300 -- \
+	"cd $BUILD/selftests && ./smoke" || die "the last patch does not boot and pass the smoke test"
+log "the last patch boots and passes the smoke test"
