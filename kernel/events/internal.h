@@ -586,6 +586,7 @@ static inline int perf_tp_set_filter(struct perf_event *event, char *filter)
 {
 	return -EINVAL;
 }
+
 static inline void perf_tp_free_filter(struct perf_event *event) { }
 #endif
 

@@ -9,12 +9,12 @@
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 
+#include <linux/mmu_context.h>
+#include <linux/pgtable.h>
 #include <linux/sched/clock.h>
 
 #include <asm/perf_event.h>
-#include <asm/mmu_context.h>
 #include <asm/timer.h>
-#include <asm/pgtable.h>
 #include <asm/intel_ds.h>
 
 /* Whether user space may use rdpmc regardless of mapped events (sysfs). */

@@ -15,12 +15,12 @@
  * Locking: the description is fixed at boot; perf_guest_get_msrs() runs
  * with interrupts off and reads this CPU's state only.
  */
+#include <linux/cpufeature.h>
 #include <linux/export.h>
 #include <linux/nospec.h>
 #include <linux/perf_event.h>
 #include <linux/string.h>
 
-#include <asm/cpufeature.h>
 #include <asm/perf_event.h>
 
 #include "x86_pmu.h"

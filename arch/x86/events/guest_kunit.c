@@ -19,10 +19,10 @@
  * the other, and all skip without a PMU driver.
  */
 #include <kunit/test.h>
+#include <linux/cpufeature.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 
-#include <asm/cpufeature.h>
 #include <asm/msr.h>
 #include <asm/perf_event.h>
 

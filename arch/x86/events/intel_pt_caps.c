@@ -11,11 +11,11 @@
  */
 #include <linux/export.h>
 #include <linux/init.h>
+#include <linux/cpufeature.h>
 #include <linux/perf_event.h>
+#include <linux/processor.h>
 
-#include <asm/cpufeature.h>
 #include <asm/intel_pt.h>
-#include <asm/processor.h>
 
 /* A capability's register in the caps array: subleaf * 4 + register. */
 #define PT_WORD(subleaf, reg)	((subleaf) * PT_CPUID_REGS_NUM + (reg))
