@@ -49,7 +49,7 @@ TEST(sw_config_out_of_table)
 	unsigned int i;
 	int fd;
 
-	for (i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(configs); i++) {
 		sw_attr(&a, configs[i]);
 		a.exclude_kernel = 1;
 		fd = sys_perf_event_open(&a, 0, -1, -1, 0);
@@ -169,9 +169,8 @@ TEST(inherited_group_grows_after_fork)
 		EXPECT_EQ(buf[0], 3);
 	}
 	/* Nothing past what was asked for. */
-	for (int i = 7; i < 64; i++) {
+	for (int i = 7; i < 64; i++)
 		EXPECT_EQ(buf[i], 0xa5a5a5a5a5a5a5a5ULL);
-	}
 	reap_waiter(pid, p[1]);
 	/* The copy is gone: the read is whole again. */
 	EXPECT_EQ(read(leader, buf, 7 * sizeof(uint64_t)), 7 * sizeof(uint64_t));

@@ -746,7 +746,7 @@ TEST_F(hw, sysfs_describes_the_pmu)
 	int n = 0, i;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "cd /sys/bus/event_source/devices/cpu && "
+	snprintf(cmd, sizeof(cmd), "cd /sys/bus/event_source/devices/cpu || exit 1; "
 		 "for f in events/*; do echo \"${f#events/}=$(cat $f)\"; done; "
 		 "echo \"format=$(ls format | tr '\\n' ' ' | sed 's/ $//')\"; "
 		 "echo \"caps=$(ls caps | tr '\\n' ' ' | sed 's/ $//')\"; "

@@ -210,7 +210,8 @@ static int nproc_child(void *arg)
 	struct rlimit rl;
 	uint64_t v;
 
-	rl.rlim_cur = rl.rlim_max = user_processes() + NPROC_EXTRA;
+	rl.rlim_max = user_processes() + NPROC_EXTRA;
+	rl.rlim_cur = rl.rlim_max;
 	if (fd < 0 || setrlimit(RLIMIT_NPROC, &rl))
 		return 100;
 	n1 = fork_until_refused(&err);

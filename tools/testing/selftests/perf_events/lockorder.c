@@ -36,7 +36,7 @@
 static long psz;
 
 /* debug_locks from /proc/lockdep_stats: 1, 0, or -1 without lockdep. */
-static int debug_locks(void)
+static int lockdep_debug_locks(void)
 {
 	char line[128];
 	int v = -1;
@@ -115,7 +115,7 @@ static void all_online(void)
  */
 TEST(filter_create_hotplug)
 {
-	int locks = debug_locks(), cpu = hotplug_cpu(), fd;
+	int locks = lockdep_debug_locks(), cpu = hotplug_cpu(), fd;
 	long id = tp_id("sched", "sched_process_free");
 
 	if (id < 0)
@@ -132,7 +132,7 @@ TEST(filter_create_hotplug)
 	EXPECT_EQ(errno, EEXIST);
 	close(fd);
 	if (locks >= 0)
-		EXPECT_EQ(debug_locks(), locks) TH_LOG("lockdep reported");
+		EXPECT_EQ(lockdep_debug_locks(), locks) TH_LOG("lockdep reported");
 	all_online();
 }
 
@@ -216,7 +216,7 @@ static void find_tracepoints(struct edges *e)
 	unsigned int i;
 	long id;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]) && e->ntp < MAX_TP; i++) {
+	for (i = 0; i < ARRAY_SIZE(names) && e->ntp < MAX_TP; i++) {
 		id = tp_id(names[i][0], names[i][1]);
 		if (id >= 0)
 			e->tp[e->ntp++] = id;
@@ -232,7 +232,10 @@ static void open_mix(struct edges *e, pid_t pid, int cpu, int round)
 	sw_attr(&a, PERF_COUNT_SW_TASK_CLOCK);
 	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
 	a.inherit = pid != -1;
-	a.comm = a.mmap = a.task = a.context_switch = round & 1;
+	a.comm = round & 1;
+	a.mmap = round & 1;
+	a.task = round & 1;
+	a.context_switch = round & 1;
 	leader = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	keep(e, leader);
 	for (i = 0; i < PERF_COUNT_SW_MAX; i++) {
@@ -328,7 +331,7 @@ static void children(int round)
 
 TEST(every_edge)
 {
-	int locks = debug_locks(), round;
+	int locks = lockdep_debug_locks(), round;
 	long t0 = kernel_taint();
 	struct edges e;
 	pthread_t th;
@@ -354,7 +357,7 @@ TEST(every_edge)
 		pthread_join(th, NULL);
 	all_online();
 	if (locks >= 0)
-		EXPECT_EQ(debug_locks(), locks) TH_LOG("lockdep reported");
+		EXPECT_EQ(lockdep_debug_locks(), locks) TH_LOG("lockdep reported");
 	EXPECT_EQ(kernel_taint(), t0);
 	if (!e.ntp)
 		TH_LOG("no tracepoints: the tracing edges were not taken");

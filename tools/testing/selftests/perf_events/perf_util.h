@@ -431,7 +431,7 @@ static inline int touch_in_child(int cpu, int n)
 struct nobody_call {
 	uid_t id;
 	uint64_t caps;
-	int (*fn)(void *);
+	int (*fn)(void *arg);
 	void *arg;
 };
 
@@ -616,7 +616,7 @@ static inline int have_bpf_syscall(void)
 /* The tracefs events directory, mounting tracefs if need be. */
 static inline const char *tracefs_events(void)
 {
-	static const char *dirs[] = {
+	static const char * const dirs[] = {
 		"/sys/kernel/tracing/events",
 		"/sys/kernel/debug/tracing/events",
 	};

@@ -64,7 +64,7 @@ static volatile uint64_t spare[4][8] __attribute__((aligned(64)));
 /* What the tracee does once continued. */
 static int tracee_exec;
 
-static void noinline tracee_fn(void)
+static noinline void tracee_fn(void)
 {
 	__asm__ volatile("" ::: "memory");
 }

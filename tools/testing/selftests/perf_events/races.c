@@ -226,7 +226,7 @@ static int buffers_that_fit(void)
  */
 static int shared_unmap_child(void *arg)
 {
-	bool same_event = arg != NULL;
+	bool same_event = arg;
 	struct rlimit rl = { 0, 0 };
 	int round, a, b, cpus = nr_cpus();
 	/* Two pages per buffer out of MLOCK_KB per online CPU. */

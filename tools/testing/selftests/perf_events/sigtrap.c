@@ -22,6 +22,7 @@
  * through struct perf_siginfo, the kernel's layout of a SIGTRAP siginfo.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <linux/hw_breakpoint.h>
@@ -60,9 +61,9 @@ struct perf_siginfo {
 	uint32_t flags;
 };
 
-_Static_assert(offsetof(struct perf_siginfo, addr) == offsetof(siginfo_t, si_addr),
+static_assert(offsetof(struct perf_siginfo, addr) == offsetof(siginfo_t, si_addr),
 	       "si_addr offset");
-_Static_assert(sizeof(struct perf_siginfo) <= sizeof(siginfo_t), "siginfo size");
+static_assert(sizeof(struct perf_siginfo) <= sizeof(siginfo_t), "siginfo size");
 
 /* One signal, as the handler saw it. */
 struct sigrec {
@@ -82,7 +83,7 @@ static __thread volatile int tsig;
 
 /* Watched words, each in a cache line of its own. */
 static volatile uint64_t watched __attribute__((aligned(64)));
-static volatile uint64_t watched_b __attribute__((aligned(64)));
+static volatile uint64_t other_word __attribute__((aligned(64)));
 static volatile uint64_t tword[NTHREADS][8] __attribute__((aligned(64)));
 
 static void on_trap(int sig, siginfo_t *info, void *uc)
@@ -423,7 +424,7 @@ TEST(bp_read_and_rw)
 	close(fd);
 }
 
-static void noinline bp_target_fn(void)
+static noinline void bp_target_fn(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
@@ -571,13 +572,13 @@ TEST(bp_modify_attributes)
 	EXPECT_EQ(SIG_DATA2, recs[1].data);
 	EXPECT_EQ((unsigned long)&watched, recs[1].addr);
 
-	attr.bp_addr = (unsigned long)&watched_b;
+	attr.bp_addr = (unsigned long)&other_word;
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &attr));
 	watched = 3;
 	EXPECT_EQ(2, nsig);
-	watched_b = 3;
+	other_word = 3;
 	ASSERT_EQ(3, nsig);
-	EXPECT_EQ((unsigned long)&watched_b, recs[2].addr);
+	EXPECT_EQ((unsigned long)&other_word, recs[2].addr);
 	EXPECT_EQ(SIG_DATA2, recs[2].data);
 	EXPECT_EQ(PERF_TYPE_BREAKPOINT, recs[2].type);
 
@@ -1016,7 +1017,7 @@ static void exec_worker(int cfd, int afd, int fresh)
 		case 'E':
 			snprintf(buf[0], sizeof(buf[0]), "%d", cfd);
 			snprintf(buf[1], sizeof(buf[1]), "%d", afd);
-			strcpy(buf[2], "sigtrap");
+			snprintf(buf[2], sizeof(buf[2]), "sigtrap");
 			execl("/proc/self/exe", buf[2], EXEC_FLAG, buf[0], buf[1],
 			      (char *)NULL);
 			_exit(2);
