@@ -16,10 +16,11 @@ case "$check" in
 *) die "CHECK=$check: build or boot" ;;
 esac
 
-# The series is sent and signed off by whoever runs this.
-git -C "$TOP" config user.name >/dev/null ||
+# The series is sent and signed off by whoever runs this: git config's
+# user, or GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL.
+[ -n "${GIT_AUTHOR_NAME:-}" ] || git -C "$TOP" config user.name >/dev/null ||
 	die "git config user.name is not set: the series needs a sender"
-git -C "$TOP" config user.email >/dev/null ||
+[ -n "${GIT_AUTHOR_EMAIL:-}" ] || git -C "$TOP" config user.email >/dev/null ||
 	die "git config user.email is not set: the series needs a sender"
 
 python3 "$PERFVM/series.py" --top "$TOP" --src "$SERIES_SRC" --out "$OUT" \

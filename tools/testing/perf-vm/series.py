@@ -496,6 +496,29 @@ def run_checkpatch(src, patches, exceptions):
     return totals, kept, bad
 
 
+def maintainers_cover(src, paths):
+    """Added files with no MAINTAINERS entry but THE REST.
+
+    checkpatch asks whether MAINTAINERS needs updating for every patch
+    that adds or moves a file (FILE_PATH_CHANGES); instead of that
+    question, check the answer: every added file's final path must be
+    covered by an entry already.
+    """
+    env = dict(os.environ)
+    env["PATH"] = "/usr/bin:" + env.get("PATH", "")
+    bare = []
+    for path in sorted(paths):
+        r = subprocess.run([os.path.join(src, "scripts/get_maintainer.pl"),
+                            "--no-git", "--no-git-fallback", "--no-email",
+                            "--no-l", "--subsystem", "--no-rolestats", "-f",
+                            path], capture_output=True, text=True, cwd=src,
+                           env=env)
+        entries = [ln for ln in r.stdout.splitlines() if ln.strip()]
+        if r.returncode or not [e for e in entries if e != "THE REST"]:
+            bare.append(path)
+    return bare
+
+
 def add_replaced_deletions(git, path, parent):
     """Spell out the deletion of files a rename replaces.
 
@@ -585,6 +608,7 @@ def main():
             "--no-signature", "--thread=shallow", "-o", dst,
             "base..patches",
             env={"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
+                 "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email,
                  "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
     files = sorted(os.listdir(dst))
     cover_path = os.path.join(dst, files[0])
@@ -624,12 +648,24 @@ def main():
     log(f"git am of the {len(series)} patches on the base gives the tested"
         " tree")
 
+    added = [f for f in changed
+             if git.run("cat-file", "-e", f"base:{f}", check=False)
+             .returncode]
+    bare = maintainers_cover(args.src, added)
+    for f in bare:
+        errors.append(f"{f}: no MAINTAINERS entry covers it")
+    log(f"MAINTAINERS covers the {len(added) - len(bare)} files the series"
+        " adds")
+
     exceptions = load_exceptions(args.exceptions)
     totals, kept, bad = run_checkpatch(args.src, series, exceptions)
     ex_lines = [f"{typ}: {reason} ({', '.join(sorted(set(where))[:6])}"
                 f"{', ...' if len(set(where)) > 6 else ''})"
                 for (typ, reason), where in sorted(kept.items())]
 
+    ex_lines.append("FILE_PATH_CHANGES (does MAINTAINERS need updating?) is"
+                    " not asked: make patches checks instead that an entry"
+                    " of MAINTAINERS covers every file the series adds")
     text = cover_text(git, tested, args.top, cover, ex_lines)
     s = open(cover_path).read()
     s = s.replace("*** SUBJECT HERE ***", cover.subject)
