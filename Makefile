@@ -12,7 +12,8 @@ help:
 	@echo "make run      build our kernel, boot it in QEMU, run perf stat"
 	@echo "make check    build our kernels and run every test (KERNEL=stock: the base)"
 	@echo "make stock    build the unmodified base kernel with the same config"
-	@echo "make patches  write the series to out/patches and checkpatch it"
+	@echo "make patches  write the planned series to out/patches, check it applies and is"
+	@echo "              checkpatch-clean (CHECK=build: build every step; CHECK=boot: and boot)"
 	@echo "make bench    benchmarks, stock against ours"
 	@echo "make fuzz     the perf_event fuzzer (SECONDS=N SEED=S KERNEL=debug|qemu|stock|kcsan SMP=n)"
 	@echo "make qemu-pmu our QEMU: the emulated x86 PMU and a TCG fix (every guest runs on it)"
@@ -42,7 +43,7 @@ check: prepare
 	@$(PERFVM)/check.sh $(KERNEL)
 
 patches: prepare
-	@$(PERFVM)/patches.sh
+	@CHECK=$(CHECK) $(PERFVM)/patches.sh
 
 bench: prepare
 	@$(PERFVM)/bench.sh
@@ -56,4 +57,4 @@ fuzz: prepare
 		SMP=$(SMP) $(PERFVM)/fuzz.sh
 
 clean:
-	rm -rf out/build out/vm out/patches
+	rm -rf out/build out/vm out/patches out/patches-build

@@ -28,7 +28,8 @@ line (continuation lines start with white space):
   switch:  (no value) moves every staged file into place
   delete:  directories or files whose base files the series removes
   partial: PATH lines|blocks REGEX   an early version of PATH without the
-           lines, or blank-line separated blocks, that match REGEX; the
+           lines, or blocks (a line at column 0 and the indented or
+           blank lines after it: a Kconfig entry), that match REGEX; the
            full file lands in a later patch
 
 A blank line ends the header; the commit message body follows, up to the
@@ -160,17 +161,17 @@ def filtered(text, kind, regex):
     rx = re.compile(regex)
     if kind == "lines":
         return "".join(ln for ln in text.splitlines(True) if not rx.search(ln))
-    blocks = re.split(r"(\n\s*\n)", text)
-    out = []
-    for i in range(0, len(blocks), 2):
-        if rx.search(blocks[i]):
-            continue
-        out.append(blocks[i])
-        if i + 1 < len(blocks):
-            out.append(blocks[i + 1])
-    s = "".join(out)
-    s = re.sub(r"\n\n\n+", "\n\n", s)
-    return s
+    # Blocks: a line at column 0 (config, comment, source, ...) and the
+    # indented or blank lines after it, as Kconfig entries are laid out.
+    blocks, cur = [], []
+    for ln in text.splitlines(True):
+        if cur and ln.strip() and not ln[0].isspace():
+            blocks.append("".join(cur))
+            cur = []
+        cur.append(ln)
+    if cur:
+        blocks.append("".join(cur))
+    return "".join(b for b in blocks if not rx.search(b)).rstrip("\n") + "\n"
 
 
 def validate(plan_path, cover, patches, changed, deleted):
@@ -550,6 +551,14 @@ def add_replaced_deletions(git, path, parent):
         if not m:
             die(f"{path}: no rename onto {t}")
         text = text[:m.start()] + dele + text[m.start():]
+    # The diffstat format-patch wrote does not know of those deletions.
+    head, sep, rest = text.partition("\n---\n")
+    first = rest.find("\ndiff --git ")
+    r = subprocess.run(["git", "apply", "--stat", "--summary", "-"],
+                       input=text, capture_output=True, text=True)
+    if r.returncode or first < 0:
+        die(f"{path}: cannot compute the diffstat: {r.stderr.strip()}")
+    text = head + sep + r.stdout + "\n" + rest[first + 1:]
     open(path, "w").write(text)
 
 
