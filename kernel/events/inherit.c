@@ -369,7 +369,7 @@ static void perf_event_exit_task_context(struct task_struct *task, bool exiting)
 	put_task_struct(task);
 	mutex_unlock(&task->perf_event_mutex);
 
-	perf_lazy_exit(ctx);
+	perf_lazy_exit(ctx, task);
 	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry)
 		perf_event_exit_event(event, ctx, 0);
 	mutex_unlock(&ctx->mutex);

@@ -561,7 +561,7 @@ int perf_lazy_inherit_slots(struct perf_event_context *parent_ctx,
 			    struct perf_event_context **child_ctx, int cpu);
 void perf_lazy_arrive(struct perf_event_context *ctx);
 void perf_lazy_exec(struct perf_event_context *ctx);
-void perf_lazy_exit(struct perf_event_context *ctx);
+void perf_lazy_exit(struct perf_event_context *ctx, struct task_struct *task);
 void perf_lazy_set_state(struct perf_event *orig, int state);
 void perf_lazy_release(struct perf_event *orig);
 bool perf_lazy_waiting(struct perf_event *orig);

@@ -399,6 +399,56 @@ static void lazy_copy_counts_after_arrival(struct kunit *test)
 	perf_event_release_kernel(here);
 }
 
+struct lazy_exit {
+	struct completion queued, go;
+	int other;
+	int err;
+	bool pending;
+};
+
+static int lazy_exit_fn(void *arg)
+{
+	struct lazy_exit *x = arg;
+
+	x->err = set_cpus_allowed_ptr(current, cpumask_of(x->other));
+	/* The arrival queued the copy work; leave without running it. */
+	x->pending = task_work_pending(current);
+	complete(&x->queued);
+	wait_for_completion(&x->go);
+	kfree(x);
+	/* do_exit() ends the task's context before it runs task work. */
+	do_exit(0);
+}
+
+static void lazy_exit_with_copy_work_queued(struct kunit *test)
+{
+	struct perf_event_attr attr;
+	struct perf_event *there;
+	struct lazy_exit *x;
+	pid_t pid;
+
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->other = other_cpu(test);
+	init_completion(&x->queued);
+	init_completion(&x->go);
+	kattr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS);
+	attr.inherit = 1;
+	there = kcounter(test, &attr, x->other, current, NULL);
+	pid = kernel_thread(lazy_exit_fn, x, "perf_lazy_exit", 0);
+	KUNIT_ASSERT_GT(test, pid, 0);
+	wait_for_completion(&x->queued);
+	KUNIT_EXPECT_EQ(test, x->err, 0);
+	KUNIT_EXPECT_TRUE(test, x->pending);
+	/*
+	 * With the original gone, the child's context holds only slots: the
+	 * child's exit frees it, and the slots with it, at once.  The queued
+	 * work must be gone by then (KASAN reports it otherwise).
+	 */
+	perf_event_release_kernel(there);
+	complete(&x->go);
+}
+
 static struct kunit_case perf_kapi_cases[] = {
 	KUNIT_CASE(pause_takes_count_and_resets),
 	KUNIT_CASE(sched_task_while_asked),
@@ -406,6 +456,7 @@ static struct kunit_case perf_kapi_cases[] = {
 	KUNIT_CASE(pending_disable_follows_event),
 	KUNIT_CASE(event_has_the_parts_it_needs),
 	KUNIT_CASE(lazy_copy_counts_after_arrival),
+	KUNIT_CASE(lazy_exit_with_copy_work_queued),
 	{}
 };
 

@@ -39,7 +39,9 @@
  *  - slot->state changes under the original's child_mutex (ioctl, exec).
  *  - The scheduler hook only sets bits (arrived, queued) and queues the
  *    work; everything else runs in the task itself, under its context's
- *    mutex.
+ *    mutex.  The work lives in the slots' allocation: a task that exits
+ *    with it queued has it cancelled when its context ends, since
+ *    do_exit() runs task work only after that.
  */
 #include <linux/slab.h>
 #include <linux/task_work.h>
@@ -70,8 +72,9 @@ struct perf_lazy_slot {
 /**
  * struct perf_lazy_copies - a context's slots
  * @work: the task work that makes the copies, queued on the context's
- *	  task; the task holds its context, and so this, until after
- *	  exit_task_work() has run the work or ended the queue
+ *	  task; do_exit() ends the task's context (perf_event_exit_task())
+ *	  before it runs the task's work, so perf_lazy_exit() takes a
+ *	  queued work off the task before the context, and this, can go
  * @flags: PERF_LAZY_QUEUED while @work is queued
  * @ctx: the context
  * @waiting: CPUs with slots
@@ -468,13 +471,24 @@ void perf_lazy_exec(struct perf_event_context *ctx)
 /**
  * perf_lazy_exit - the task is gone: its slots stop waiting
  * @ctx: the task's context, mutex held, its task tombstoned
+ * @task: the task, which no longer points at @ctx
+ *
+ * The copy work may still be queued on @task: do_exit() ends the context
+ * before it runs task work, and the work must not outlive the slots it
+ * lives in.  Nothing queues it again, as the scheduler hook no longer
+ * finds @ctx through @task.
  */
-void perf_lazy_exit(struct perf_event_context *ctx)
+void perf_lazy_exit(struct perf_event_context *ctx, struct task_struct *task)
 {
 	struct perf_lazy_copies *lc = ctx->lazy;
 	int i;
 
-	for (i = 0; lc && i < lc->nr; i++)
+	if (!lc)
+		return;
+	if (test_bit(PERF_LAZY_QUEUED, &lc->flags) &&
+	    task_work_cancel(task, &lc->work))
+		clear_bit(PERF_LAZY_QUEUED, &lc->flags);
+	for (i = 0; i < lc->nr; i++)
 		slot_unlink(&lc->slot[i]);
 }
 
