@@ -25,6 +25,8 @@ start=$(date +%s)
 results=$OUT/check
 rm -rf "$results"
 mkdir -p "$results"
+# What was tested, for the series' cover letter.
+git -C "$TOP" describe --always --dirty >"$results/commit" 2>/dev/null
 
 kernels= only_pmu=
 case "$which" in
@@ -61,24 +63,6 @@ mapfile -t all_tests < <("$PERFVM/build-tests.sh" --list)
 mapfile -t smp_tests < <("$PERFVM/build-tests.sh" --list-smp)
 
 summaries=()
-
-# The patch series: the plan places every file, git am of it on the base
-# gives the tree under test, checkpatch finds nothing in kernel code
-# (make patches; make patches CHECK=build builds every step).  A run
-# without a git identity signs the series as make check.
-if [ "$which" = all ] || [ "$which" = qemu ]; then
-	log "generating the patch series"
-	if GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-$(git -C "$TOP" config user.name || echo "make check")} \
-	   GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-$(git -C "$TOP" config user.email || echo "check@localhost")} \
-	   "$PERFVM/patches.sh" >"$results/series.out" 2>&1; then
-		echo "series: 1 passed, 0 failed, 0 skipped" >"$results/series.summary"
-	else
-		{ grep "error" "$results/series.out" | sed 's/^/FAIL series: /'
-		  echo "series: 0 passed, 1 failed, 0 skipped"; } >"$results/series.summary"
-	fi
-	grep -v "^series: [0-9]* passed" "$results/series.summary" >&2
-	summaries+=("$results/series.summary")
-fi
 
 # run LABEL KERNEL SMP MEM TIMEOUT TESTS...; the guest's PMU is $PMU
 # (vm.sh), and $VMOPTS are more vm.sh options.
@@ -157,6 +141,25 @@ for k in $kernels; do
 		;;
 	esac
 done
+
+# The patch series: the plan places every file, git am of it on the base
+# gives the tree under test, checkpatch finds nothing in kernel code
+# (make patches; make patches CHECK=build builds every step).  Last, so
+# that its cover letter gives this run's totals.  A run without a git
+# identity signs the series as make check.
+if [ "$which" = all ] || [ "$which" = qemu ]; then
+	log "generating the patch series"
+	if GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-$(git -C "$TOP" config user.name || echo "make check")} \
+	   GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-$(git -C "$TOP" config user.email || echo "check@localhost")} \
+	   "$PERFVM/patches.sh" >"$results/series.out" 2>&1; then
+		echo "series: 1 passed, 0 failed, 0 skipped" >"$results/series.summary"
+	else
+		{ grep "error" "$results/series.out" | sed 's/^/FAIL series: /'
+		  echo "series: 0 passed, 1 failed, 0 skipped"; } >"$results/series.summary"
+	fi
+	grep -v "^series: [0-9]* passed" "$results/series.summary" >&2
+	summaries+=("$results/series.summary")
+fi
 
 p=0 f=0 s=0
 for sum in "${summaries[@]}"; do

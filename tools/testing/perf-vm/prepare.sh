@@ -80,6 +80,43 @@ for f in $OWNED_FILES; do
 	fi
 done
 
+# Files the series changes but does not own (MAINTAINERS, the index of
+# the user-space API documentation) are the base's with the hunks of
+# tree/*.patch applied.  A file no patch touches any more goes back to
+# the base's.
+tmp=$OUT/tree-tmp
+rm -rf "$tmp"
+mkdir -p "$tmp"
+touched=$(sed -n 's|^+++ b/||p' "$PERFVM"/tree/*.patch 2>/dev/null | sort -u)
+for f in $touched; do
+	mkdir -p "$tmp/$(dirname "$f")"
+	cp "$BASE_SRC/$f" "$tmp/$f" || die "tree/*.patch: $f is not in the base"
+done
+for p in "$PERFVM"/tree/*.patch; do
+	[ -e "$p" ] || continue
+	# Not inside our own repository, whose git would ignore the paths.
+	(cd "$tmp" && GIT_CEILING_DIRECTORIES=$OUT git apply "$p") ||
+		die "$p does not apply to the base"
+done
+[ -f "$SERIES_SRC/.perfvm-tree" ] || : >"$SERIES_SRC/.perfvm-tree"
+grep -qx '/.perfvm-tree' "$SERIES_SRC/.git/info/exclude" ||
+	echo '/.perfvm-tree' >>"$SERIES_SRC/.git/info/exclude"
+for f in $(cat "$SERIES_SRC/.perfvm-tree"); do
+	case " $(echo $touched) " in *" $f "*) continue ;; esac
+	if ! cmp -s "$BASE_SRC/$f" "$SERIES_SRC/$f"; then
+		cp "$BASE_SRC/$f" "$SERIES_SRC/$f"
+		changed=1
+	fi
+done
+for f in $touched; do
+	if ! cmp -s "$tmp/$f" "$SERIES_SRC/$f"; then
+		cp "$tmp/$f" "$SERIES_SRC/$f"
+		changed=1
+	fi
+done
+echo "$touched" >"$SERIES_SRC/.perfvm-tree"
+rm -rf "$tmp"
+
 if [ $changed = 1 ]; then
 	(
 		cd "$SERIES_SRC" &&
