@@ -436,6 +436,10 @@ static void lazy_exit_with_copy_work_queued(struct kunit *test)
 	attr.inherit = 1;
 	there = kcounter(test, &attr, x->other, current, NULL);
 	pid = kernel_thread(lazy_exit_fn, x, "perf_lazy_exit", 0);
+	if (pid <= 0) {
+		perf_event_release_kernel(there);
+		kfree(x);
+	}
 	KUNIT_ASSERT_GT(test, pid, 0);
 	wait_for_completion(&x->queued);
 	KUNIT_EXPECT_EQ(test, x->err, 0);

@@ -174,7 +174,7 @@ def filtered(text, kind, regex):
     return "".join(b for b in blocks if not rx.search(b)).rstrip("\n") + "\n"
 
 
-def validate(plan_path, cover, patches, changed, deleted):
+def validate(plan_path, patches, changed, deleted):
     errors = []
     placed = {}
     staged = set()
@@ -595,8 +595,7 @@ def main():
     cover, patches = parse_plan(args.plan)
     if cover is None:
         die(f"{args.plan}: no 'cover:' entry")
-    validate(os.path.relpath(args.plan, args.top), cover, patches, changed,
-             deleted)
+    validate(os.path.relpath(args.plan, args.top), patches, changed, deleted)
 
     top = Git(args.top)
     name = os.environ.get("GIT_AUTHOR_NAME") or \
