@@ -378,8 +378,15 @@ static int try_init_event(struct pmu *pmu, struct perf_event *ev)
 	if (!try_module_get(pmu->module))
 		return -ENODEV;
 
-	/* A hardware PMU may look at the group it is asked to join. */
-	if (leader != ev && pmu->task_ctx_nr != perf_sw_context)
+	/*
+	 * A hardware PMU may look at the group it is asked to join, whose
+	 * members are stable under the leader's context mutex.  A copy's
+	 * leader that is in no context yet is seen by no one else: a lazy
+	 * copy is made under that very mutex (perf_lazy_work()), so it
+	 * must not be taken again.
+	 */
+	if (leader != ev && pmu->task_ctx_nr != perf_sw_context &&
+	    !(ev->parent && !(leader->attach_state & PERF_ATTACH_CONTEXT)))
 		locked = perf_event_ctx_lock_nested(leader, SINGLE_DEPTH_NESTING);
 	ev->pmu = pmu;
 	err = pmu->event_init(ev);

@@ -5,9 +5,10 @@
 #
 # usage: check.sh [all|qemu|stock|kcsan|pmu]
 #   qemu   our kernel (-smp 2 and -smp 4) and our debug kernel (-smp 2),
-#          and a short seeded fuzz on the debug kernel at -smp 4
+#          and a short seeded fuzz on the debug kernel at -smp 4 with
+#          the emulated Intel PMU
 #   kcsan  our KCSAN kernel (-smp 2; not the perf tool scripts), and a
-#          short fuzz on it at -smp 4
+#          short fuzz on it at -smp 4 with the emulated AMD PMU
 #   stock  the unmodified base with the same configuration (-smp 2 and 4)
 #   pmu    only the hardware-event runs below
 #   all    all of them (the default): every test must pass on both kernels
@@ -40,11 +41,13 @@ esac
 # The short fuzz of make check: seconds of fuzzing per run.
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 
-# fuzz KERNEL SMP: the short seeded fuzz (the seed is the CPU count).
+# fuzz KERNEL SMP PMU: the short seeded fuzz (the seed is the CPU count)
+# on a guest with that emulated PMU, so that hardware events, groups of
+# them and their inherited copies are fuzzed too.
 fuzz() {
 	local label=$1-fuzz-smp$2
-	log "fuzzing the $1 kernel at -smp $2 for ${FUZZ_SECONDS}s"
-	FUZZ_NO_BUILD=1 FUZZ_DIR=$results SECONDS_=$FUZZ_SECONDS \
+	log "fuzzing the $1 kernel at -smp $2 (PMU=$3) for ${FUZZ_SECONDS}s"
+	PMU=$3 FUZZ_NO_BUILD=1 FUZZ_DIR=$results SECONDS_=$FUZZ_SECONDS \
 		SEED=$2 KERNEL=$1 SMP=$2 "$PERFVM/fuzz.sh" "$label" \
 		>"$results/$label.summary" 2>/dev/null
 	grep -v "^$label: [0-9]* passed" "$results/$label.summary" >&2
@@ -86,8 +89,8 @@ run() {
 paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 
 # The tests that need a hardware PMU, run on the emulated ones.
-pmu_tests="hw hw_sched hw_config kvm_pmu perf_hw.sh base_remove_on_exec perf_tool.sh
-bpftrace_hw.sh"
+pmu_tests="hw hw_sched hw_config hw_inherit hw_groups kvm_pmu perf_hw.sh base_remove_on_exec
+perf_tool.sh bpftrace_hw.sh"
 # pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.  Without
 # -icount the run ends with hardlockup.sh, which locks CPU 1 up for good
 # (tests/final/).  Under -icount the vCPUs take turns on one host thread
@@ -124,7 +127,7 @@ for k in $kernels; do
 		if [ -z "$only_pmu" ]; then
 			# shellcheck disable=SC2046
 			run "debug-smp2" debug 2 2048 3600 $(paths "${all_tests[@]}")
-			fuzz debug 4
+			fuzz debug 4 intel
 		fi
 		pmu_run debug intel
 		;;
@@ -137,7 +140,7 @@ for k in $kernels; do
 				-e perf_cgroup.sh -e bcc.sh)
 		# shellcheck disable=SC2046
 		run "kcsan-smp2" kcsan 2 2048 3600 $(paths "${kcsan_tests[@]}")
-		fuzz kcsan 4
+		fuzz kcsan 4 amd
 		;;
 	esac
 done

@@ -10,6 +10,7 @@
 #   SEED=S           the fuzzer's seed (default 1)
 #   KERNEL=k         debug (default), qemu, stock or kcsan
 #   SMP=n            guest CPUs (default 2)
+#   PMU=k            the guest's emulated PMU, as vm.sh takes it (default none)
 #   FUZZ_NO_BUILD=1  use the kernel image already built
 #   FUZZ_DIR=dir     where the logs go (default out/fuzz)
 # Prints "LABEL: P passed, F failed, S skipped" last, as check.sh's runs do;

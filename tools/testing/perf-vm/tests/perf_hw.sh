@@ -110,4 +110,30 @@ inloop=$(grep -c ' loop$' scr.out)
 [ "$inloop" -ge 20 ] && [ "$inloop" -le 21 ]
 result $? "record: samples in loop() ($inloop, want 20 or 21)" scr.out
 
+# --- perf record of a forking workload with a hardware group -------------
+# perf record opens the group inherited, once per CPU: each child gets
+# copies of groups bound to CPUs it reaches after fork.  The command a
+# new user runs first, then children that run long enough to be sampled
+# wherever they go.
+perf record -q -o fork.data -e '{cycles,instructions}' -- \
+	sh -c 'for i in 1 2 3 4; do /bin/true & done; wait' >fork.out 2>&1
+result $? "record -e '{cycles,instructions}' of sh forking /bin/true exits 0" fork.out
+perf script -i fork.data -F comm,event >fscr.out 2>fscr.err
+result $? "script of it exits 0" fscr.err
+[ -s fscr.out ]
+result $? "record: the forking workload was sampled ($(wc -l <fscr.out) samples)"
+perf record -q -o fork2.data -e '{instructions:u,cycles:u}' -c 100000 -- \
+	sh -c "for i in 1 2 3 4; do $target 1000000 & done; wait" >fork2.out 2>&1
+result $? "record -e '{instructions:u,cycles:u}' of four children exits 0" fork2.out
+perf script -i fork2.data -F comm,pid,event >fscr2.out 2>fscr2.err
+result $? "script of it exits 0" fscr2.err
+# Each child's loop wraps the period 20 times.  A child that moves to
+# another CPU leaves part of a period on each CPU's event unsampled, so
+# fewer may be seen, never none: every child is sampled, most periods.
+grep perf_hw_target fscr2.out | grep 'instructions:u' >kids.out
+kids=$(wc -l <kids.out)
+pids=$(awk '{ print $2 }' kids.out | sort -u | wc -l)
+[ "$pids" -eq 4 ] && [ "$kids" -ge 60 ] && [ "$kids" -le 84 ]
+result $? "record: samples of all four children ($pids) and most of their periods ($kids, want 60 to 84)" fscr2.out
+
 tap_done

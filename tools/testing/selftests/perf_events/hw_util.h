@@ -138,7 +138,7 @@ static inline int open_user(uint32_t type, uint64_t config, int group_fd,
  * disable: a function of its own, so that every call counts the same
  * instructions around the loop.
  */
-static noinline uint64_t count_spin(int fd, unsigned long n)
+static noinline __maybe_unused uint64_t count_spin(int fd, unsigned long n)
 {
 	if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
 		return (uint64_t)-1;

@@ -42,6 +42,7 @@
 
 /* The kernel's spellings, for functions and data the tests probe. */
 #define noinline	__attribute__((noinline, noclone))
+#define __maybe_unused	__attribute__((unused))
 #define __section(s)	__attribute__((section(s)))
 
 /* The uid and gid of the unprivileged user (nobody). */
