@@ -94,20 +94,48 @@ struct perf_lazy_copies {
 	struct perf_lazy_slot		slot[];
 };
 
-/* Unlink a waiting slot; the context's mutex is held. */
+/*
+ * Unlink a waiting slot; the context's mutex is held.  Once the slot is
+ * off the list, a release of the original no longer waits for this
+ * context's mutex and may free it: the reference taken before keeps it
+ * for the wakeup, as a copy's reference on its parent does.
+ */
 static void slot_unlink(struct perf_lazy_slot *s)
 {
 	struct perf_event *orig = s->orig;
+	bool ref;
 
 	if (!orig)
 		return;
+	/* A waiting slot's original has not been released: not zero. */
+	ref = perf_event_get_ref(orig);
+	WARN_ON_ONCE(!ref);
 	mutex_lock(&orig->child_mutex);
 	list_del_init(&s->entry);
 	s->orig = NULL;
 	mutex_unlock(&orig->child_mutex);
+	if (!ref)
+		return;
 	/* Pollers of an original whose task is gone wait for the last child. */
 	if (READ_ONCE(orig->state) <= PERF_EVENT_STATE_EXIT)
 		perf_event_wakeup(orig);
+	put_event(orig);
+}
+
+/*
+ * The leader of the group at @s goes without a copy: its siblings wait on
+ * as groups of their own, as copies of them do once their leader is
+ * released (each leaves the group, upstream's DETACH_GROUP).  The
+ * context's mutex is held.
+ */
+static void slot_orphan_siblings(struct perf_lazy_slot *s)
+{
+	int j;
+
+	for (j = 1; j < s->nr; j++)
+		s[j].nr = 1;
+	if (s->nr)
+		s->nr = 1;
 }
 
 /* A slot for @orig at the end of @lc; false when @orig is being released. */
@@ -350,7 +378,14 @@ static void take_group(struct perf_lazy_copies *lc, int first)
 	states[0] = READ_ONCE(s->state);
 	leader = perf_inherit_event(s->orig, states[0], s->enable_on_exec,
 				    current, NULL, ctx, false);
-	if (IS_ERR_OR_NULL(leader))
+	if (!leader) {
+		/* Being released: the siblings are taken on their own. */
+		kfree(members);
+		slot_orphan_siblings(s);
+		slot_unlink(s);
+		return;
+	}
+	if (IS_ERR(leader))
 		goto drop;
 	members[n++] = leader;
 	for (i = 1; i < s->nr; i++) {
@@ -445,17 +480,14 @@ void perf_lazy_exec(struct perf_event_context *ctx)
 {
 	struct perf_lazy_copies *lc = ctx->lazy;
 	struct perf_lazy_slot *s;
-	int i, j;
+	int i;
 
 	for (i = 0; lc && i < lc->nr; i++) {
 		s = &lc->slot[i];
 		if (!s->orig)
 			continue;
 		if (s->orig->attr.remove_on_exec) {
-			for (j = 1; j < s->nr; j++)
-				lc->slot[i + j].nr = 1;
-			if (s->nr)
-				s->nr = 1;
+			slot_orphan_siblings(s);
 			slot_unlink(s);
 			continue;
 		}
@@ -533,6 +565,7 @@ void perf_lazy_release(struct perf_event *orig)
 		if (s->orig == orig) {
 			list_del_init(&s->entry);
 			s->orig = NULL;
+			slot_orphan_siblings(s);
 		}
 		mutex_unlock(&orig->child_mutex);
 		mutex_unlock(&ctx->mutex);

@@ -463,6 +463,40 @@ TEST(inherited_per_cpu_event_closed_before_moving)
 	unpin_and_close(fd, n);
 }
 
+/*
+ * A group's leader closed while its child has not yet run on the group's
+ * CPU: the child's copy of the sibling is made on arrival and counts, as
+ * a copy made at fork goes on counting as a group of its own.
+ */
+TEST(inherited_per_cpu_sibling_outlives_closed_leader)
+{
+	struct evspec s = {
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.inherit = 1,
+	};
+	int n = nr_cpus(), fd[MAXCPU], sib;
+	struct worker w;
+	uint64_t before;
+
+	if (n < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_LE(n, MAXCPU);
+	ASSERT_EQ(pin_to_cpu(0), 0);
+	ASSERT_EQ(open_inherited_per_cpu(fd, n, 0, 0), 0);
+	sib = open_spec(&s, 0, 1, fd[1], 0);
+	ASSERT_GE(sib, 0);
+	ASSERT_EQ(worker_start(&w), 0);
+	close(fd[1]);
+	fd[1] = -1;
+	before = read_count(sib);
+	ASSERT_EQ(worker_do(&w, W_PIN, 1), 0);
+	ASSERT_EQ(worker_do(&w, W_TOUCH, NPAGES), 0);
+	EXPECT_GE(read_count(sib) - before, NPAGES);
+	EXPECT_EQ(worker_stop(&w), 0);
+	close(sib);
+	unpin_and_close(fd, n);
+}
+
 struct thr {
 	int cpu, ncpu;
 	pthread_barrier_t *start, *opened;
