@@ -846,6 +846,44 @@ void perf_install_in_context(struct perf_event_context *ctx,
 	}
 }
 
+/* A moving member comes back in @epc in the state it was opened in. */
+static void move_member(struct perf_event *event,
+			struct perf_event_pmu_context *epc)
+{
+	put_pmu_ctx(event->pmu_ctx);
+	atomic_inc(&epc->refcount);
+	event->pmu_ctx = epc;
+	event->state = event->attr.disabled ? PERF_EVENT_STATE_OFF :
+					      PERF_EVENT_STATE_INACTIVE;
+	perf_install_in_context(event->ctx, event, event->cpu);
+}
+
+/**
+ * perf_group_move - move a group of software events to a hardware PMU
+ * @leader: the group's leader; every member is a software event
+ * @epc: the hardware PMU's sub-context of the same context, which the
+ *	 hardware event joining the group holds a reference on
+ *
+ * A hardware event joining a software group takes the group along, as
+ * upstream's perf_event_open() does: each member leaves the context
+ * keeping its group links and count, and comes back in @epc in the
+ * state it was opened in (attr.disabled), siblings first so that the
+ * leader brings the whole group on.  Caller holds the context's mutex.
+ */
+void perf_group_move(struct perf_event *leader,
+		     struct perf_event_pmu_context *epc)
+{
+	struct perf_event *sibling;
+
+	lockdep_assert_held(&leader->ctx->mutex);
+	perf_remove_from_context(leader, 0);
+	for_each_sibling_event(sibling, leader)
+		perf_remove_from_context(sibling, 0);
+	for_each_sibling_event(sibling, leader)
+		move_member(sibling, epc);
+	move_member(leader, epc);
+}
+
 struct group_members {
 	struct perf_event	**events;
 	int			nr;

@@ -260,6 +260,8 @@ void perf_ctx_lock(struct perf_cpu_context *cpuctx,
 		   struct perf_event_context *ctx);
 void perf_ctx_unlock(struct perf_cpu_context *cpuctx,
 		     struct perf_event_context *ctx);
+void perf_group_move(struct perf_event *leader,
+		     struct perf_event_pmu_context *epc);
 void perf_install_group_current(struct perf_event_context *ctx,
 				struct perf_event **events, int nr);
 void perf_install_in_context(struct perf_event_context *ctx,

@@ -220,9 +220,14 @@ static int perf_fget(int fd, struct fd *f)
 	return 0;
 }
 
-/* Group rules, checked with the context's mutex held. */
+/*
+ * Group rules, checked with the context's mutex held.  *@move is set
+ * when a hardware event joins a group of software events only: the whole
+ * group then moves to the hardware PMU's sub-context (perf_group_move()).
+ */
 static int check_group(struct perf_event *event, struct perf_event *leader,
-		       struct perf_event_context *ctx, struct pmu **pmu)
+		       struct perf_event_context *ctx, struct pmu **pmu,
+		       bool *move)
 {
 	if (leader->group_leader != leader)
 		return -EINVAL;		/* no groups inside groups */
@@ -252,11 +257,12 @@ static int check_group(struct perf_event *event, struct perf_event *leader,
 		return 0;
 	}
 	/* A hardware event cannot join another PMU's hardware group. */
-	if (!in_software_context(leader) && leader->pmu_ctx->pmu != *pmu)
+	if (!in_software_context(leader))
+		return leader->pmu_ctx->pmu != *pmu ? -EINVAL : 0;
+	/* A group of software events follows its first hardware member. */
+	if (!(leader->group_caps & PERF_EV_CAP_SOFTWARE))
 		return -EINVAL;
-	/* Moving a software group onto a hardware PMU is not supported. */
-	if (in_software_context(leader))
-		return -EINVAL;
+	*move = true;
 	return 0;
 }
 
@@ -351,6 +357,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 	struct perf_event_attr attr __uninitialized;
 	struct fd group = EMPTY_FD;
 	struct file *file;
+	bool move = false;
 	struct pmu *pmu;
 	int fd, err;
 
@@ -444,7 +451,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 	if (!task && !per_cpu_ptr(&perf_cpu_context, event->cpu)->online)
 		goto unlock_ctx;
 	if (leader) {
-		err = check_group(event, leader, ctx, &pmu);
+		err = check_group(event, leader, ctx, &pmu, &move);
 		if (err)
 			goto unlock_ctx;
 	}
@@ -477,6 +484,8 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 	}
 
 	perf_event_compute_sizes(event);
+	if (move)
+		perf_group_move(leader, epc);
 	perf_install_in_context(ctx, event, event->cpu);
 	mutex_unlock(&ctx->mutex);
 
@@ -532,6 +541,7 @@ struct perf_event *perf_event_create_counter(struct perf_event_attr *attr,
 	struct perf_event_pmu_context *epc;
 	struct perf_event_context *ctx;
 	struct perf_event *event;
+	bool move = false;
 	struct pmu *pmu;
 	int err;
 
@@ -564,7 +574,7 @@ struct perf_event *perf_event_create_counter(struct perf_event_attr *attr,
 	if (!task && !per_cpu_ptr(&perf_cpu_context, cpu)->online)
 		goto unlock;
 	if (group_leader) {
-		err = check_group(event, group_leader, ctx, &pmu);
+		err = check_group(event, group_leader, ctx, &pmu, &move);
 		if (err)
 			goto unlock;
 	}
@@ -576,6 +586,8 @@ struct perf_event *perf_event_create_counter(struct perf_event_attr *attr,
 	event->pmu_ctx = epc;
 	event->ctx = ctx;
 	perf_event_compute_sizes(event);
+	if (move)
+		perf_group_move(group_leader, epc);
 	perf_install_in_context(ctx, event, event->cpu);
 	mutex_unlock(&ctx->mutex);
 	return event;
