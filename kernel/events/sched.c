@@ -269,7 +269,16 @@ static bool group_can_go_on(struct perf_event *group,
 	cpc = epc_cpc(epc);
 	if (cpc->exclusive)
 		return false;
-	if (group->attr.exclusive && cpc->active_oncpu)
+	/*
+	 * As upstream's: an exclusive group waits for the groups of its
+	 * own kind (pinned or flexible) of its own context to be off,
+	 * not for other contexts' events, such as a CPU's NMI watchdog
+	 * beside a task's group.  Once on, it keeps every other hardware
+	 * group of the PMU off this CPU.
+	 */
+	if (group->attr.exclusive &&
+	    !list_empty(group->attr.pinned ? &epc->pinned_active :
+					     &epc->flexible_active))
 		return false;
 	return can_add_hw;
 }

@@ -306,4 +306,37 @@ TEST_F(hws, task_count_exact_across_cpu_hotplug)
 	EXPECT_LT(round, 8) TH_LOG("the CPU never went offline while the task counted");
 }
 
+/*
+ * An exclusive task group waits only for its own context's groups: a
+ * CPU event holding a counter on every CPU (as the NMI watchdog's does)
+ * does not keep it off, and it counts the whole loop.
+ */
+TEST_F(hws, exclusive_task_group_beside_cpu_events)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.pinned = 1,
+	};
+	uint64_t v;
+	int i, fd;
+
+	for (i = 0; i < nr_cpus() && i < 8; i++)
+		ASSERT_GE(keep(self, sys_perf_event_open(&attr, -1, i, -1, 0)), 0);
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.size = sizeof(attr);
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.exclusive = 1;
+	attr.disabled = 1;
+	fd = keep(self, sys_perf_event_open(&attr, 0, -1, -1, 0));
+	ASSERT_GE(fd, 0);
+	v = count_spin(fd, 1000000);
+	EXPECT_GE(v, 2000000);
+	EXPECT_LT(v, 2000100);
+}
+
 TEST_HARNESS_MAIN
