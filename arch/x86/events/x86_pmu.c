@@ -216,11 +216,16 @@ static u64 x86_assigned(struct x86_cpu_pmu *c, int i)
 	return x86_event_paired(c->ev[i]) ? m | m << 1 : m;
 }
 
-/* Assign counters to the CPU's @n first events; 0 or -EINVAL. */
+/*
+ * Assign counters to the CPU's @n first events; 0 or -EINVAL.  The
+ * assignment is worked out apart and kept only when every event has a
+ * counter: a failed one leaves the events placed before where they are.
+ */
 static int x86_schedule(struct x86_cpu_pmu *c, int n)
 {
 	struct x86_assign_req req[X86_PMU_MAX_EVENTS];
-	int i;
+	int assign[X86_PMU_MAX_EVENTS];
+	int i, err;
 
 	for (i = 0; i < n; i++) {
 		struct perf_event *ev = c->ev[i];
@@ -228,7 +233,10 @@ static int x86_schedule(struct x86_cpu_pmu *c, int n)
 
 		x86_req(&req[i], ev, idx >= 0 && c->placed[idx] == ev ? idx : -1);
 	}
-	return x86_assign_counters(req, n, 0, c->assign);
+	err = x86_assign_counters(req, n, 0, assign);
+	if (!err)
+		memcpy(c->assign, assign, n * sizeof(*assign));
+	return err;
 }
 
 /*
@@ -592,28 +600,46 @@ const struct x86_vendor *x86_pmu_vendor(void)
 	return x86_pmu_ready ? &x86v : NULL;
 }
 
+/* The counters given to events, stopped ones and pairs' odd halves too. */
+static u64 x86_placed_mask(struct x86_cpu_pmu *c)
+{
+	u64 m = 0;
+	int idx;
+
+	for (idx = 0; idx < X86_ASSIGN_COUNTERS; idx++) {
+		if (!c->placed[idx])
+			continue;
+		m |= BIT_ULL(idx);
+		if (x86_event_paired(c->placed[idx]))
+			m |= BIT_ULL(idx + 1);
+	}
+	return m;
+}
+
 /**
  * perf_clear_dirty_counters - clear counters user space could read by rdpmc
  *
  * Called on a switch to an mm that may use rdpmc: counters this CPU used
- * for other events since, and not in use now, are zeroed so that their
- * counts do not leak.
+ * for other events since, and given to none now, are zeroed so that their
+ * counts do not leak.  A counter placed for an event keeps its value even
+ * while stopped (a throttled event restarts from it).
  */
 void perf_clear_dirty_counters(void)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
-	u64 stale;
+	u64 stale, keep;
 	int idx;
 
 	if (!x86_pmu_ready)
 		return;
-	stale = c->dirty & ~c->running;
+	keep = c->running | x86_placed_mask(c);
+	stale = c->dirty & ~keep;
 	while (stale) {
 		idx = __ffs64(stale);
 		stale &= stale - 1;
 		x86v.write(idx, 0);
 	}
-	c->dirty &= c->running;
+	c->dirty &= keep;
 }
 
 /**

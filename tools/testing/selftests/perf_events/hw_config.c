@@ -228,4 +228,46 @@ TEST_F(hwc, large_increment_events_take_counter_pairs)
 		close(fds[i]);
 }
 
+/*
+ * Five instructions events, each a group of its own, and a pair that
+ * cannot fit beside them: every attempt to place the pair fails, and
+ * must leave the events already placed on their counters.  Multiplexed,
+ * each instructions event runs part of the time and its scaled count is
+ * the loop's.
+ */
+TEST_F(hwc, pair_that_does_not_fit_leaves_the_others_counting)
+{
+	int fds[6], i;
+	uint64_t v[3], scaled;
+
+	if (!pmu_is("amd"))
+		SKIP(return, "AMD's counter pairs; this PMU is %s", pmu_kind());
+	for (i = 0; i < 5; i++) {
+		fds[i] = open_user(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+				   -1, 0, 0, F_EN | F_RUN);
+		ASSERT_GE(fds[i], 0);
+	}
+	fds[5] = open_user(PERF_TYPE_RAW, 0x003, -1, 0, 0, 0);
+	ASSERT_GE(fds[5], 0);
+	for (i = 0; i < 6; i++)
+		ASSERT_EQ(ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0), 0);
+	spin(20000000);
+	for (i = 0; i < 6; i++)
+		ASSERT_EQ(ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0), 0);
+	for (i = 0; i < 5; i++) {
+		ASSERT_EQ(read3(fds[i], v), 0);
+		EXPECT_GT(v[2], 0) TH_LOG("event %d never ran", i);
+		if (!v[2])
+			continue;
+		scaled = (uint64_t)((double)v[0] * v[1] / v[2]);
+		EXPECT_GE(scaled, 40000000 * 8 / 10)
+			TH_LOG("event %d: %llu in %llu of %llu ns", i,
+			       (unsigned long long)v[0], (unsigned long long)v[2],
+			       (unsigned long long)v[1]);
+		EXPECT_LE(scaled, 40000000 * 12 / 10);
+	}
+	for (i = 0; i < 6; i++)
+		close(fds[i]);
+}
+
 TEST_HARNESS_MAIN
