@@ -437,5 +437,6 @@ int __init amd_core_probe(struct x86_vendor *v)
 	v->write = amd_write;
 	v->format = amd_format;
 	v->sample_ended_period = amd_v2;
+	v->late_pmi = true;
 	return 0;
 }

@@ -90,6 +90,14 @@ struct x86_cpu_pmu {
 
 static DEFINE_PER_CPU(struct x86_cpu_pmu, x86_cpu_pmu);
 
+/*
+ * How long after a PMI an NMI nobody claims is taken for a late PMI of
+ * a CPU with x86v.late_pmi (upstream's perf_nmi_window), and when this
+ * CPU's window ends.
+ */
+#define X86_LATE_PMI_MS	100
+static DEFINE_PER_CPU(unsigned long, x86_late_pmi_until);
+
 /* Hardware events in existence: until there is one, NMIs are not ours. */
 static atomic_t x86_events = ATOMIC_INIT(0);
 
@@ -307,6 +315,11 @@ static void x86_reprogram(struct x86_cpu_pmu *c)
 			continue;
 		cpu_start(ev, PERF_EF_RELOAD);
 	}
+	/*
+	 * A PMI that found no event of ours (one late after the last event
+	 * went) left LVTPC masked: events placed now need it open.
+	 */
+	perf_events_lapic_init();
 }
 
 static int cpu_add(struct perf_event *event, int flags)
@@ -757,11 +770,24 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 		x86v.enable_all(x86v.counters);
 	/* The local APIC masked LVTPC when it sent the PMI. */
 	apic_write(APIC_LVTPC, APIC_DM_NMI);
-	if (!handled)
+	if (!handled) {
+		/* A PMI whose overflow the PMI before handled, come late. */
+		if (x86v.late_pmi &&
+		    time_before_eq(jiffies, this_cpu_read(x86_late_pmi_until)))
+			return NMI_HANDLED;
 		return NMI_DONE;
+	}
+	if (x86v.late_pmi)
+		this_cpu_write(x86_late_pmi_until,
+			       jiffies + msecs_to_jiffies(X86_LATE_PMI_MS));
 	inc_irq_stat(apic_perf_irqs);
 	perf_sample_event_took(pmi_took_ns(start));
-	return NMI_HANDLED;
+	/*
+	 * How many overflows this NMI handled: more than one tells the NMI
+	 * code that the NMI latched behind this one may have nothing left
+	 * to report, and is not "unknown".
+	 */
+	return handled;
 }
 
 NOKPROBE_SYMBOL(x86_pmi);

@@ -48,7 +48,13 @@
  *	ended there (AMD with PerfMonV2, as upstream's handler for it does)
  *	rather than the one that starts there; the two differ in frequency
  *	mode, where the period changes between overflows
+ * @late_pmi: the CPU may deliver a PMI after the PMI before it cleared
+ *	its overflow bit (AMD, whose LVTPC is not masked on delivery):
+ *	an NMI nobody claims soon after a PMI is taken as such a one
  * @format: sysfs format/ attributes
+ * @attrs: the vendor's own files beside rdpmc (optional)
+ * @cpu_starting: set a CPU's vendor state up as it comes online, before
+ *	its counters are used (optional)
  * @guest_msrs: what a hypervisor switches at guest entry and exit so that
  *	host-only events stop in the guest and guest-only ones count only
  *	there (optional: NULL when the counters' controls do it)
@@ -79,7 +85,10 @@ struct x86_vendor {
 	u64 (*read)(int idx);
 	void (*write)(int idx, u64 val);
 	bool sample_ended_period;
+	bool late_pmi;
 	struct attribute **format;
+	struct attribute **attrs;
+	void (*cpu_starting)(void);
 	struct perf_guest_switch_msr *(*guest_msrs)(int *nr);
 };
 
@@ -88,6 +97,7 @@ struct x86_vendor {
 
 const struct x86_vendor *x86_pmu_vendor(void);
 
+bool x86_counter_msr_works(u32 msr);
 int intel_arch_probe(struct x86_vendor *v);
 int amd_core_probe(struct x86_vendor *v);
 
