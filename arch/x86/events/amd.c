@@ -358,19 +358,6 @@ static struct attribute *amd_format[] = {
 	NULL,
 };
 
-/* The counters answer: a value written to counter 0 reads back. */
-static bool __init amd_counters_work(void)
-{
-	u64 old, v;
-
-	if (rdmsrl_safe(amd_ctr(0), &old))
-		return false;
-	if (wrmsrl_safe(amd_ctr(0), 0xabcd) || rdmsrl_safe(amd_ctr(0), &v))
-		return false;
-	wrmsrl_safe(amd_ctr(0), old);
-	return v == 0xabcd;
-}
-
 /**
  * amd_core_probe - describe the CPU's core counters
  * @v: filled in on success
@@ -402,7 +389,7 @@ int __init amd_core_probe(struct x86_vendor *v)
 		amd_ctr_base = MSR_K7_PERFCTR0;
 		amd_stride = 1;
 	}
-	if (!amd_counters_work())
+	if (!x86_counter_msr_works(amd_ctr(0)))
 		return -ENODEV;
 
 	gen = ZEN1;

@@ -31,7 +31,10 @@
  * per-CPU state (struct intel_cpu) is changed only there.
  * The description is filled once at boot.
  */
+#include <linux/cpu.h>
+#include <linux/device.h>
 #include <linux/init.h>
+#include <linux/mutex.h>
 #include <linux/perf_event.h>
 
 #include <asm/msr.h>
@@ -328,6 +331,16 @@ static u64 intel_read(int idx)
 	return v;
 }
 
+/*
+ * GLOBAL_STATUS bits that belong to no counter: a condition changed, the
+ * LBRs or the counters were frozen, a DS buffer or an uncore counter
+ * overflowed, an ASCI event.  Nothing here uses them, but they stay set
+ * until cleared: the PMI acknowledges them with the counters' bits.
+ */
+#define INTEL_STATUS_OTHER	(GLOBAL_STATUS_COND_CHG | GLOBAL_STATUS_BUFFER_OVF | \
+				 GLOBAL_STATUS_UNC_OVF | GLOBAL_STATUS_ASIF | \
+				 GLOBAL_STATUS_COUNTERS_FROZEN | GLOBAL_STATUS_LBRS_FROZEN)
+
 static u64 intel_status(void)
 {
 	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
@@ -336,7 +349,18 @@ static u64 intel_status(void)
 
 	if (!intel_v1) {
 		rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
-		return status & (intel_gp | intel_fixed);
+		if (status & INTEL_STATUS_OTHER)
+			wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL,
+			       status & INTEL_STATUS_OTHER);
+		/*
+		 * Intel PT's ToPA PMI: with KVM's pt_mode=1 it is a guest's,
+		 * which KVM takes through its callback.  Reported with the
+		 * counters' bits, so that the PMI counts it as handled and
+		 * acknowledges it (no host driver of Intel PT here).
+		 */
+		if (status & GLOBAL_STATUS_TRACE_TOPAPMI)
+			perf_guest_handle_intel_pt_intr();
+		return status & (intel_gp | intel_fixed | GLOBAL_STATUS_TRACE_TOPAPMI);
 	}
 	for (s = ic->v1_started; s; s &= s - 1) {
 		idx = __ffs64(s);
@@ -384,6 +408,79 @@ static struct attribute *intel_format[] = {
 	NULL,
 };
 
+/*
+ * freeze_on_smi: IA32_DEBUGCTL.FREEZE_PERFMON_ON_SMM on every CPU.  As
+ * upstream's: on by default from version 2, so that counters do not
+ * count what firmware does in SMM, and set as CPUs come up; at version 1
+ * off until written.
+ */
+static unsigned long intel_freeze_on_smi;
+static DEFINE_MUTEX(intel_freeze_mutex);
+
+static void intel_set_freeze(void *unused)
+{
+	if (READ_ONCE(intel_freeze_on_smi))
+		msr_set_bit(MSR_IA32_DEBUGCTLMSR, DEBUGCTLMSR_FREEZE_IN_SMM_BIT);
+	else
+		msr_clear_bit(MSR_IA32_DEBUGCTLMSR, DEBUGCTLMSR_FREEZE_IN_SMM_BIT);
+}
+
+static void intel_cpu_starting(void)
+{
+	if (!intel_v1)
+		intel_set_freeze(NULL);
+}
+
+static ssize_t freeze_on_smi_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(intel_freeze_on_smi));
+}
+
+static ssize_t freeze_on_smi_store(struct device *dev,
+				   struct device_attribute *attr,
+				   const char *buf, size_t count)
+{
+	unsigned long val;
+	int err = kstrtoul(buf, 0, &val);
+
+	if (err)
+		return err;
+	if (val > 1)
+		return -EINVAL;
+	mutex_lock(&intel_freeze_mutex);
+	if (val != intel_freeze_on_smi) {
+		WRITE_ONCE(intel_freeze_on_smi, val);
+		cpus_read_lock();
+		on_each_cpu(intel_set_freeze, NULL, 1);
+		cpus_read_unlock();
+	}
+	mutex_unlock(&intel_freeze_mutex);
+	return count;
+}
+static DEVICE_ATTR_RW(freeze_on_smi);
+
+static struct attribute *intel_attrs[] = {
+	&dev_attr_freeze_on_smi.attr,
+	NULL,
+};
+
+/*
+ * Versions 2 to 4 may leave the fixed counters out of CPUID.0AH:EDX;
+ * the CPU has the first three all the same, which upstream assumes
+ * outside a hypervisor.  A hypervisor's CPUID is taken at its word.
+ */
+static unsigned int intel_nr_fixed(union cpuid10_eax eax, union cpuid10_edx edx)
+{
+	unsigned int n = edx.split.num_counters_fixed;
+
+	if (eax.split.version_id < 2)
+		return 0;
+	if (eax.split.version_id < 5 && !boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		n = max(n, 3U);
+	return min(n, 3U);
+}
+
 /**
  * intel_arch_probe - describe the CPU's architectural PMU
  * @v: filled in on success
@@ -401,17 +498,30 @@ int __init intel_arch_probe(struct x86_vendor *v)
 
 	if (!boot_cpu_has(X86_FEATURE_ARCH_PERFMON))
 		return -ENODEV;
+	/*
+	 * Core types with their own counters (an E-core has fewer than a
+	 * P-core) need a PMU per type: counting on one type with the
+	 * other's description would touch counters that do not exist.
+	 */
+	if (boot_cpu_has(X86_FEATURE_HYBRID_CPU)) {
+		pr_info("perf: hybrid Intel CPUs are not supported yet: no hardware events\n");
+		return -ENODEV;
+	}
 	cpuid(10, &eax.full, &ebx.full, &fixed_bitmap, &edx.full);
 	if (!eax.split.version_id || !eax.split.num_counters ||
 	    eax.split.bit_width < 32)
 		return -ENODEV;
+	if (!x86_counter_msr_works(MSR_ARCH_PERFMON_PERFCTR0)) {
+		pr_info("perf: the counters CPUID describes do not work: no hardware events\n");
+		return -ENODEV;
+	}
 
 	intel_v1 = eax.split.version_id < 2;
+	intel_freeze_on_smi = !intel_v1;
 	intel_gp = GENMASK_ULL(min_t(int, eax.split.num_counters,
 				     intel_v1 ? INTEL_V1_COUNTERS : 32) - 1, 0);
 	/* Version 1 has no fixed counters, and EDX says nothing. */
-	n_fixed = intel_v1 ? 0 :
-		  min_t(unsigned int, edx.split.num_counters_fixed, 3);
+	n_fixed = intel_nr_fixed(eax, edx);
 	for (i = 0; i < 3; i++)
 		if (i < n_fixed ||
 		    (eax.split.version_id >= 5 && (fixed_bitmap & BIT(i))))
@@ -466,6 +576,8 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	v->read = intel_read;
 	v->write = intel_write;
 	v->format = intel_format;
+	v->attrs = intel_attrs;
+	v->cpu_starting = intel_cpu_starting;
 	v->guest_msrs = intel_guest_msrs;
 	return 0;
 }

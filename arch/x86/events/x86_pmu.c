@@ -811,6 +811,8 @@ static int x86_pmu_starting_cpu(unsigned int cpu)
 	int idx;
 
 	memset(c, 0, sizeof(*c));
+	if (x86v.cpu_starting)
+		x86v.cpu_starting();
 	x86v.disable_all();
 	while (all) {
 		idx = __ffs64(all);
@@ -976,7 +978,9 @@ static ssize_t rdpmc_store(struct device *dev, struct device_attribute *attr,
 	mutex_unlock(&rdpmc_mutex);
 	return count;
 }
-static DEVICE_ATTR_RW(rdpmc);
+
+/* Root's alone, as upstream's: the knob opens counters to every task. */
+static DEVICE_ATTR_ADMIN_RW(rdpmc);
 
 static struct attribute *x86_pmu_attrs[] = {
 	&dev_attr_rdpmc.attr,
@@ -987,8 +991,12 @@ static struct attribute_group x86_pmu_group = {
 	.attrs = x86_pmu_attrs,
 };
 
+/* The vendor's files (x86v.attrs), in the PMU's own directory. */
+static struct attribute_group x86_vendor_group;
+
 static const struct attribute_group *x86_attr_groups[] = {
 	&x86_pmu_group,
+	&x86_vendor_group,
 	&x86_format_group,
 	&x86_events_group,
 	&x86_caps_group,
@@ -1032,6 +1040,30 @@ void perf_event_print_debug(void)
 	local_irq_restore(flags);
 }
 
+/**
+ * x86_counter_msr_works - whether a counter MSR holds what is written
+ * @msr: a counter's MSR, unused by anyone at this point of boot
+ *
+ * A hypervisor may describe counters (CPUID) that it does not back:
+ * reading or writing the MSR faults, or writes are dropped.  The
+ * counter is put back as it was.
+ *
+ * Return: true when the MSR reads back a changed value.
+ */
+bool __init x86_counter_msr_works(u32 msr)
+{
+	u64 old, val;
+
+	if (rdmsrl_safe(msr, &old))
+		return false;
+	if (wrmsrl_safe(msr, old ^ 0xffffULL) || rdmsrl_safe(msr, &val)) {
+		wrmsrl_safe(msr, old);
+		return false;
+	}
+	wrmsrl_safe(msr, old);
+	return val == (old ^ 0xffffULL);
+}
+
 static int __init x86_pmu_init(void)
 {
 	int err = -ENODEV;
@@ -1048,6 +1080,7 @@ static int __init x86_pmu_init(void)
 		return 0;
 	}
 	x86_format_group.attrs = x86v.format;
+	x86_vendor_group.attrs = x86v.attrs;
 	x86_pmu_ready = true;
 
 	err = register_nmi_handler(NMI_LOCAL, x86_pmi, 0, "PMI");

@@ -19,6 +19,7 @@
  */
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include "../kselftest_harness.h"
@@ -773,6 +774,37 @@ TEST_F(hw, sysfs_describes_the_pmu)
 	for (i = 0; want[i]; i++)
 		;
 	EXPECT_EQ(n, i);
+}
+
+/*
+ * The cpu PMU's own files: rdpmc is root's alone (0600); on Intel,
+ * freeze_on_smi (0644, on by default from version 2, off at version 1,
+ * as upstream's; perf stat --smi-cost writes it) takes 0 and 1 and
+ * nothing else.  AMD has no freeze_on_smi.
+ */
+TEST_F(hw, pmu_files_and_modes)
+{
+	const char *freeze = "/sys/bus/event_source/devices/cpu/freeze_on_smi";
+	struct stat st;
+	long v;
+
+	ASSERT_EQ(stat(RDPMC_KNOB, &st), 0);
+	EXPECT_EQ(st.st_mode & 0777, 0600);
+	if (pmu_is_amd()) {
+		EXPECT_NE(access(freeze, F_OK), 0);
+		return;
+	}
+	ASSERT_EQ(stat(freeze, &st), 0) TH_LOG("no %s", freeze);
+	EXPECT_EQ(st.st_mode & 0777, 0644);
+	ASSERT_EQ(read_file_long(freeze, &v), 0);
+	EXPECT_EQ(v, intel_version() >= 2);
+	EXPECT_EQ(write_file_str(freeze, "2"), -EINVAL);
+	ASSERT_EQ(write_file_str(freeze, "0"), 0);
+	ASSERT_EQ(read_file_long(freeze, &v), 0);
+	EXPECT_EQ(v, 0);
+	ASSERT_EQ(write_file_str(freeze, "1"), 0);
+	ASSERT_EQ(read_file_long(freeze, &v), 0);
+	EXPECT_EQ(v, 1);
 }
 
 #define MUX_EVENTS 12
