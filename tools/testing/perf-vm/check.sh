@@ -45,15 +45,30 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 # on a guest with that emulated PMU, so that hardware events, groups of
 # them and their inherited copies are fuzzed too.
 fuzz() {
-	local label=$1-fuzz-smp$2
+	local label=$1-fuzz-smp$2 t0
+	t0=$(date +%s)
 	log "fuzzing the $1 kernel at -smp $2 (PMU=$3) for ${FUZZ_SECONDS}s"
 	PMU=$3 FUZZ_NO_BUILD=1 FUZZ_DIR=$results SECONDS_=$FUZZ_SECONDS \
 		SEED=$2 KERNEL=$1 SMP=$2 "$PERFVM/fuzz.sh" "$label" \
 		>"$results/$label.summary" 2>/dev/null
 	grep -v "^$label: [0-9]* passed" "$results/$label.summary" >&2
 	summaries+=("$results/$label.summary")
+	note_run "$label" "$1" "$3" "$t0"
 }
 
+# note_run LABEL KERNEL PMU START: the run's row for the closing table:
+# its time, and how many boots vm.sh had to retry (a guest that died or
+# hung before its command; each left its console as LABEL.console.died*
+# or .hung*).  A retry is never silent: it shows in the table.
+note_run() {
+	local n
+	n=$(find "$results" -maxdepth 1 \( -name "$1.console.died*" -o \
+		-name "$1.console.hung*" \) | wc -l)
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$(( $(date +%s) - $4 ))" "$n" \
+		>>"$results/runs.tsv"
+}
+
+build_start=$(date +%s)
 for k in $kernels; do
 	"$PERFVM/build.sh" "$k" >/dev/null || exit 1
 done
@@ -64,6 +79,8 @@ done
 tests_dir=$BUILD/selftests
 mapfile -t all_tests < <("$PERFVM/build-tests.sh" --list)
 mapfile -t smp_tests < <("$PERFVM/build-tests.sh" --list-smp)
+build_secs=$(( $(date +%s) - build_start ))
+: >"$results/runs.tsv"
 
 summaries=()
 
@@ -72,7 +89,8 @@ summaries=()
 run() {
 	local label=$1 k=$2 smp=$3 mem=$4 tmo=$5
 	shift 5
-	local img=$BUILD/$k/arch/x86/boot/bzImage icount=0
+	local img=$BUILD/$k/arch/x86/boot/bzImage icount=0 t0
+	t0=$(date +%s)
 	[ "${VMOPTS:-}" = -I ] && icount=1
 	log "running ${#@} test programs on $label"
 	# shellcheck disable=SC2086
@@ -84,6 +102,7 @@ run() {
 		"$results/$label.console" "$st" | tee "$results/$label.summary" |
 		grep -v "^$label: [0-9]* passed" >&2
 	summaries+=("$results/$label.summary")
+	note_run "$label" "$k" "${PMU:-none}" "$t0"
 }
 
 paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
@@ -151,6 +170,7 @@ done
 # that its cover letter gives this run's totals.  A run without a git
 # identity signs the series as make check.
 if [ "$which" = all ] || [ "$which" = qemu ]; then
+	t0=$(date +%s)
 	log "generating the patch series"
 	if GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-$(git -C "$TOP" config user.name || echo "make check")} \
 	   GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-$(git -C "$TOP" config user.email || echo "check@localhost")} \
@@ -162,15 +182,27 @@ if [ "$which" = all ] || [ "$which" = qemu ]; then
 	fi
 	grep -v "^series: [0-9]* passed" "$results/series.summary" >&2
 	summaries+=("$results/series.summary")
+	note_run series - - "$t0"
 fi
 
-p=0 f=0 s=0
+# The closing table: a row per run, so that a failure, a slow run and a
+# retried boot are seen at a glance.
+p=0 f=0 s=0 retried=0
+printf '%-30s %-6s %-10s %7s %6s %7s %6s %7s\n' run kernel PMU passed failed \
+	skipped min retried
 for sum in "${summaries[@]}"; do
 	line=$(tail -n 1 "$sum")
-	log "$line"
+	label=$(basename "$sum" .summary)
 	read -r a b c < <(echo "$line" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped/\1 \2 \3/p')
 	p=$((p + ${a:-0})) f=$((f + ${b:-1})) s=$((s + ${c:-0}))
+	kern= pmu= secs= n=
+	IFS=$'\t' read -r _ kern pmu secs n < <(grep -m1 "^$label"$'\t' "$results/runs.tsv")
+	retried=$((retried + ${n:-0}))
+	printf '%-30s %-6s %-10s %7s %6s %7s %6s %7s\n' "$label" "${kern:--}" "${pmu:--}" \
+		"${a:-?}" "${b:-1}" "${c:-?}" \
+		"$(awk -v t="${secs:-0}" 'BEGIN { printf "%.1f", t / 60 }')" "${n:-0}"
 done
-log "took $(( $(date +%s) - start ))s; logs in $results"
+log "builds took ${build_secs}s, the runs $(( $(date +%s) - start - build_secs ))s," \
+	"$retried boots retried; logs in $results"
 echo "$p passed, $f failed, $s skipped"
 [ "$f" -eq 0 ]
