@@ -28,8 +28,9 @@
 #include "hw_util.h"
 
 FIXTURE(hw) {
-	long max_rate, max_percent, thresh;
-	int restore, restore_thresh;
+	struct hw_rate rate;
+	long thresh;
+	int restore_thresh;
 };
 
 FIXTURE_SETUP(hw)
@@ -37,7 +38,7 @@ FIXTURE_SETUP(hw)
 	const char *why;
 	int fail;
 
-	self->restore = 0;
+	self->rate.saved = 0;
 	self->restore_thresh = 0;
 	why = hw_unavailable(&fail);
 	if (why) {
@@ -48,10 +49,7 @@ FIXTURE_SETUP(hw)
 
 FIXTURE_TEARDOWN(hw)
 {
-	if (self->restore) {
-		write_sysctl("perf_cpu_time_max_percent", self->max_percent);
-		write_sysctl("perf_event_max_sample_rate", self->max_rate);
-	}
+	hw_rethrottle(&self->rate);
 	if (self->restore_thresh)
 		write_sysctl("watchdog_thresh", self->thresh);
 }
@@ -198,19 +196,7 @@ TEST_F(hw, pause_stalls_for_cycles)
 /* Lift the sample-rate limits for this test; restored at teardown. */
 static int unthrottle(FIXTURE_DATA(hw) *self)
 {
-	if (read_sysctl("perf_event_max_sample_rate", &self->max_rate) ||
-	    read_sysctl("perf_cpu_time_max_percent", &self->max_percent))
-		return -1;
-	self->restore = 1;
-	/*
-	 * A rate no test reaches, first: it cannot be written while the
-	 * time limit is off.  Then the limit off, so that the kernel stops lowering the
-	 * rate when a PMI takes long (they do, emulated).
-	 */
-	if (write_sysctl("perf_event_max_sample_rate", 10000000) ||
-	    write_sysctl("perf_cpu_time_max_percent", 0))
-		return -1;
-	return 0;
+	return hw_unthrottle(&self->rate);
 }
 
 /* What a sampling run left in its buffer: IP samples, in the loop or not. */

@@ -19,6 +19,7 @@
 
 FIXTURE(hwg) {
 	int fd[4];
+	struct hw_rate rate;
 };
 
 FIXTURE_SETUP(hwg)
@@ -28,6 +29,7 @@ FIXTURE_SETUP(hwg)
 
 	for (i = 0; i < 4; i++)
 		self->fd[i] = -1;
+	self->rate.saved = 0;
 	why = hw_unavailable(&fail);
 	if (why) {
 		ASSERT_FALSE(fail) TH_LOG("%s", why);
@@ -42,6 +44,7 @@ FIXTURE_TEARDOWN(hwg)
 	for (i = 3; i >= 0; i--)
 		if (self->fd[i] >= 0)
 			close(self->fd[i]);
+	hw_rethrottle(&self->rate);
 }
 
 /* An enabled event on the calling task, user mode only, leading a group. */
@@ -162,6 +165,7 @@ TEST_F(hwg, hardware_sibling_of_software_leader_samples)
 	struct perf_rb rb;
 	int n;
 
+	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
 	self->fd[0] = open_user(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
 				-1, 0, 0, 0);
 	ASSERT_GE(self->fd[0], 0);

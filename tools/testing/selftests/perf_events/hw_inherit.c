@@ -29,6 +29,7 @@ FIXTURE(hw_inherit) {
 	int leader[MAXCPU], sibling[MAXCPU], n;
 	struct perf_rb rb[MAXCPU];
 	int mapped;
+	struct hw_rate rate;
 };
 
 FIXTURE_SETUP(hw_inherit)
@@ -38,6 +39,7 @@ FIXTURE_SETUP(hw_inherit)
 
 	self->n = nr_cpus();
 	self->mapped = 0;
+	self->rate.saved = 0;
 	for (i = 0; i < MAXCPU; i++)
 		self->leader[i] = self->sibling[i] = -1;
 	why = hw_unavailable(&fail);
@@ -52,6 +54,7 @@ FIXTURE_TEARDOWN(hw_inherit)
 {
 	int i;
 
+	hw_rethrottle(&self->rate);
 	for (i = 0; i < self->n; i++) {
 		if (self->mapped)
 			rb_unmap(&self->rb[i]);
@@ -191,6 +194,7 @@ TEST_F(hw_inherit, per_cpu_sampling_groups_in_forking_workload)
 
 	if (self->n < 2)
 		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
 	ASSERT_EQ(pin_to_cpu(0), 0);
 	ASSERT_EQ(open_per_cpu(self, PERIOD), 0);
 	for (i = 0; i < self->n; i++)

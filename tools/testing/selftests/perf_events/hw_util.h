@@ -96,6 +96,42 @@ static inline void watchdog_resume(long saved)
 		write_sysctl("nmi_watchdog", saved);
 }
 
+/*
+ * The sample rate limits, lifted for a sampling test and put back after:
+ * emulated PMIs take long, and the kernel would lower the rate (and
+ * throttle) on a slow or busy host.
+ */
+struct hw_rate {
+	long max_rate, max_percent;
+	int saved;
+};
+
+static inline int hw_unthrottle(struct hw_rate *r)
+{
+	if (read_sysctl("perf_event_max_sample_rate", &r->max_rate) ||
+	    read_sysctl("perf_cpu_time_max_percent", &r->max_percent))
+		return -1;
+	r->saved = 1;
+	/*
+	 * A rate no test reaches, first: it cannot be written while the
+	 * time limit is off.  Then the limit off.
+	 */
+	if (write_sysctl("perf_event_max_sample_rate", 10000000) ||
+	    write_sysctl("perf_cpu_time_max_percent", 0))
+		return -1;
+	return 0;
+}
+
+/* Undo hw_unthrottle(): the time limit on again before the rate. */
+static inline void hw_rethrottle(struct hw_rate *r)
+{
+	if (!r->saved)
+		return;
+	write_sysctl("perf_cpu_time_max_percent", r->max_percent);
+	write_sysctl("perf_event_max_sample_rate", r->max_rate);
+	r->saved = 0;
+}
+
 /* A hardware event on the calling task, disabled; -1 on error. */
 static inline int open_hw(uint64_t config, int user, int kernel, int group_fd,
 			  uint64_t fmt)
