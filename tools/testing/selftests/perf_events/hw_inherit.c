@@ -40,8 +40,10 @@ FIXTURE_SETUP(hw_inherit)
 	self->n = nr_cpus();
 	self->mapped = 0;
 	self->rate.saved = 0;
-	for (i = 0; i < MAXCPU; i++)
-		self->leader[i] = self->sibling[i] = -1;
+	for (i = 0; i < MAXCPU; i++) {
+		self->leader[i] = -1;
+		self->sibling[i] = -1;
+	}
 	why = hw_unavailable(&fail);
 	if (why) {
 		ASSERT_FALSE(fail) TH_LOG("%s", why);
