@@ -567,6 +567,10 @@ void perf_lazy_exit(struct perf_event_context *ctx, struct task_struct *task);
 void perf_lazy_set_state(struct perf_event *orig, int state);
 void perf_lazy_release(struct perf_event *orig);
 bool perf_lazy_waiting(struct perf_event *orig);
+/* What writes one event's side-band record: sideband.c's walk calls it. */
+typedef void (*perf_sb_output_t)(struct perf_event *event, void *data);
+void perf_lazy_sb_walk(struct perf_event_context *ctx, perf_sb_output_t fn,
+		       void *data);
 
 /* software.c */
 void perf_swevent_init_cpu(unsigned int cpu);

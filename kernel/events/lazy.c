@@ -37,6 +37,10 @@
  *    same order as for its copies; so a holder of the context mutex that
  *    sees slot->orig set may use the original.
  *  - slot->state changes under the original's child_mutex (ioctl, exec).
+ *  - slot->orig is also cleared under the slot's context lock
+ *    (slot_clear()): side-band records walk the slots of the running CPU
+ *    under that lock, with interrupts off (perf_lazy_sb_walk()), and use
+ *    the original only while it still names it.
  *  - The scheduler hook only sets bits (arrived, queued) and queues the
  *    work; everything else runs in the task itself, under its context's
  *    mutex.  The work lives in the slots' allocation: a task that exits
@@ -68,6 +72,16 @@ struct perf_lazy_slot {
 };
 
 #define PERF_LAZY_QUEUED	0
+
+/* The slot stops waiting; its context lock keeps out side-band walks. */
+static void slot_clear(struct perf_lazy_slot *s)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->ctx->lock, flags);
+	WRITE_ONCE(s->orig, NULL);
+	raw_spin_unlock_irqrestore(&s->ctx->lock, flags);
+}
 
 /**
  * struct perf_lazy_copies - a context's slots
@@ -112,7 +126,7 @@ static void slot_unlink(struct perf_lazy_slot *s)
 	WARN_ON_ONCE(!ref);
 	mutex_lock(&orig->child_mutex);
 	list_del_init(&s->entry);
-	s->orig = NULL;
+	slot_clear(s);
 	mutex_unlock(&orig->child_mutex);
 	if (!ref)
 		return;
@@ -351,7 +365,7 @@ static void slot_link(struct perf_lazy_slot *s, struct perf_event *copy,
 
 	mutex_lock(&orig->child_mutex);
 	list_del_init(&s->entry);
-	s->orig = NULL;
+	slot_clear(s);
 	list_add_tail(&copy->child_entry, &orig->child_list);
 	/* An ioctl on the original changed the slot while it was copied. */
 	if (s->state != state) {
@@ -470,6 +484,37 @@ void perf_lazy_arrive(struct perf_event_context *ctx)
 }
 
 /**
+ * perf_lazy_sb_walk - offer a side-band record to this CPU's slots
+ * @ctx: a task's context, its lock held, interrupts off
+ * @fn: what writes the record for one event
+ * @data: the record
+ *
+ * A copy not made yet would have had the record: the COMM and MMAP of an
+ * exec between the task's arrival on this CPU and its return to user
+ * space, the SWITCH of that arrival.  Its original writes the record in
+ * its place, into the buffer the copy's output goes to and with the id
+ * the copy reports (its parent's).
+ */
+void perf_lazy_sb_walk(struct perf_event_context *ctx, perf_sb_output_t fn,
+		       void *data)
+{
+	struct perf_lazy_copies *lc = ctx->lazy;
+	int cpu = smp_processor_id(), i;
+	struct perf_event *orig;
+
+	lockdep_assert_held(&ctx->lock);
+	if (!lc || !test_bit(cpu, lc->waiting))
+		return;
+	for (i = 0; i < lc->nr; i++) {
+		orig = READ_ONCE(lc->slot[i].orig);
+		if (!orig || orig->cpu != cpu || !perf_event_wants_sb(orig) ||
+		    READ_ONCE(lc->slot[i].state) < PERF_EVENT_STATE_INACTIVE)
+			continue;
+		fn(orig, data);
+	}
+}
+
+/**
  * perf_lazy_exec - the task exec'd: slots follow as their copies would
  * @ctx: the task's context, mutex held
  *
@@ -564,7 +609,7 @@ void perf_lazy_release(struct perf_event *orig)
 		mutex_lock(&orig->child_mutex);
 		if (s->orig == orig) {
 			list_del_init(&s->entry);
-			s->orig = NULL;
+			slot_clear(s);
 			slot_orphan_siblings(s);
 		}
 		mutex_unlock(&orig->child_mutex);

@@ -100,9 +100,8 @@ bool perf_event_wants_sb(struct perf_event *event)
 
 /* ---- walking the events that want a side-band record ---- */
 
-typedef void (*sb_output_t)(struct perf_event *event, void *data);
-
-static void sb_walk_ctx(struct perf_event_context *ctx, sb_output_t fn, void *data)
+static void sb_walk_ctx(struct perf_event_context *ctx, perf_sb_output_t fn,
+			void *data)
 {
 	struct perf_event *event;
 
@@ -122,7 +121,7 @@ static void sb_walk_ctx(struct perf_event_context *ctx, sb_output_t fn, void *da
  * Offer a record to this CPU's events and the current task's (or only
  * @task_ctx's, for records about a task that is not current's context).
  */
-static void perf_iterate_sb(sb_output_t fn, void *data,
+static void perf_iterate_sb(perf_sb_output_t fn, void *data,
 			    struct perf_event_context *task_ctx)
 {
 	struct perf_cpu_context *cpuctx;
@@ -137,8 +136,11 @@ static void perf_iterate_sb(sb_output_t fn, void *data,
 	perf_ctx_lock(cpuctx, ctx);
 	if (!task_ctx)
 		sb_walk_ctx(&cpuctx->ctx, fn, data);
-	if (ctx)
+	if (ctx) {
 		sb_walk_ctx(ctx, fn, data);
+		/* Copies of this CPU's groups the task has not made yet. */
+		perf_lazy_sb_walk(ctx, fn, data);
+	}
 	perf_ctx_unlock(cpuctx, ctx);
 	local_irq_restore(flags);
 }

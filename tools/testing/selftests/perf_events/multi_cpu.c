@@ -9,13 +9,15 @@
  * Inherited per-task-per-CPU events in a child that reaches a CPU only
  * after fork: they count its work there, follow the ioctls and exec as
  * copies made at fork would, outlive their original's task and pass on
- * to grandchildren.
+ * to grandchildren, and get the side-band records of their arrival.
  * Works with any number of CPUs; tests that need two say so and skip.
  */
 #include "../kselftest_harness.h"
 #include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include "perf_util.h"
+#include "perf_rb.h"
 #include "perf_worker.h"
 
 #define NPAGES	128
@@ -495,6 +497,86 @@ TEST(inherited_per_cpu_sibling_outlives_closed_leader)
 	EXPECT_EQ(worker_stop(&w), 0);
 	close(sib);
 	unpin_and_close(fd, n);
+}
+
+/* SWITCH records of @tid switching in, stamped before @before, in @rb. */
+static int count_arrivals(struct perf_rb *rb, pid_t tid, uint64_t before)
+{
+	const uint64_t type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	struct perf_event_header *h;
+	struct perf_sid sid;
+	int n = 0;
+
+	rb_rewind(rb);
+	while ((h = rb_next(rb)))
+		if (h->type == PERF_RECORD_SWITCH &&
+		    !(h->misc & PERF_RECORD_MISC_SWITCH_OUT) &&
+		    !perf_sid_parse(h, type, &sid) && sid.tid == tid &&
+		    sid.time < before)
+			n++;
+	return n;
+}
+
+/*
+ * A child forked on CPU 0 sleeps in the kernel, is moved to CPU 1 and
+ * woken there: the SWITCH record of its arrival on CPU 1, written before
+ * it returns to user space, comes from the inherited CPU-1 event as it
+ * would from a copy made at fork.  (The same holds for the COMM and MMAP
+ * records of an exec that a child reaches on a CPU it has just arrived
+ * on.)  The child notes when it is back in user space: a switch after
+ * that one (a preemption) does not stand in for the arrival.
+ */
+TEST(inherited_per_cpu_event_records_arrival)
+{
+	struct perf_event_attr attr;
+	volatile uint64_t *back;
+	int fd, p[2], st;
+	struct perf_rb rb;
+	cpu_set_t one;
+	pid_t pid;
+	char c;
+
+	if (nr_cpus() < 2)
+		SKIP(return, "needs two CPUs");
+	back = mmap(NULL, page_size(), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(back, MAP_FAILED);
+	ASSERT_EQ(pin_to_cpu(0), 0);
+	sw_attr(&attr, PERF_COUNT_SW_DUMMY);
+	attr.inherit = 1;
+	attr.context_switch = 1;
+	attr.sample_id_all = 1;
+	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	fd = sys_perf_event_open(&attr, 0, 1, -1, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(rb_map(&rb, fd, 8), 0);
+	ASSERT_EQ(pipe(p), 0);
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		/* Asleep in read() on CPU 0 until moved and woken. */
+		st = read(p[0], &c, 1);
+		*back = mono_ns();
+		_exit(st == 1 ? 0 : 1);
+	}
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	ASSERT_EQ(sched_setaffinity(pid, sizeof(one), &one), 0);
+	ASSERT_EQ(write(p[1], "x", 1), 1);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_EQ(st, 0);
+
+	ASSERT_GE(rb_fetch(&rb), 0);
+	EXPECT_GE(count_arrivals(&rb, pid, *back), 1);
+	rb_unmap(&rb);
+	munmap((void *)back, page_size());
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	unpin();
 }
 
 struct thr {
