@@ -4,13 +4,16 @@
 PERFVM := tools/testing/perf-vm
 KERNEL ?= all
 
-.PHONY: all run check stock debug kcsan kernel deps prepare selftests patches bench fuzz qemu-pmu clean help
+.PHONY: all run check check-full stock debug kcsan kernel deps prepare selftests patches bench fuzz qemu-pmu clean help
 
 all: run
 
 help:
 	@echo "make run      build our kernel, boot it in QEMU, run perf stat"
-	@echo "make check    build our kernels and run every test (KERNEL=stock: the base)"
+	@echo "make check    build our kernels and run every test; the stock kernel's"
+	@echo "              verdicts come from its record (KERNEL=stock: run the base"
+	@echo "              and write the record)"
+	@echo "make check-full  make check with the KCSAN kernel and stock run for real"
 	@echo "make stock    build the unmodified base kernel with the same config"
 	@echo "make patches  write the planned series to out/patches, check it applies and is"
 	@echo "              checkpatch-clean (CHECK=build: build every step; CHECK=boot: and boot)"
@@ -41,6 +44,9 @@ run: prepare
 
 check: prepare
 	@$(PERFVM)/check.sh $(KERNEL)
+
+check-full: prepare
+	@$(PERFVM)/check.sh full
 
 patches: prepare
 	@CHECK=$(CHECK) $(PERFVM)/patches.sh

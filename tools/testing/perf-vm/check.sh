@@ -1,33 +1,50 @@
 #!/bin/bash
 # make check: build the kernels and the tests, boot each kernel in QEMU, run
-# every test, scan the console for splats, and end with one line
-# "N passed, N failed, N skipped".  Non-zero exit on any failure.
+# every test, scan the console for splats, and end with a table of the runs
+# and one line "N passed, N failed, N skipped".  Non-zero exit on any
+# failure.
 #
-# usage: check.sh [all|qemu|stock|kcsan|pmu]
+# usage: check.sh [all|full|qemu|stock|kcsan|pmu]
 #   qemu   our kernel (-smp 2 and -smp 4) and our debug kernel (-smp 2),
 #          and a short seeded fuzz on the debug kernel at -smp 4 with
 #          the emulated Intel PMU
 #   kcsan  our KCSAN kernel (-smp 2; not the perf tool scripts), and a
 #          short fuzz on it at -smp 4 with the emulated AMD PMU
-#   stock  the unmodified base with the same configuration (-smp 2 and 4)
+#   stock  the unmodified base with the same configuration (-smp 2 and 4,
+#          and the PMU runs below), which writes its verdicts to the
+#          stock record (stock-record beside this script)
 #   pmu    only the hardware-event runs below
-#   all    all of them (the default): every test must pass on both kernels
+#   all    qemu, and the stock record checked instead of run (the
+#          default, and CI's)
+#   full   qemu, kcsan and stock, all run (make check-full)
+#   key    print the stock record's key for this tree, and whether the
+#          record has it; builds and runs nothing
 # With qemu and stock, the hardware-event tests also run on QEMU with our
 # emulated x86 PMU (make qemu-pmu): Intel (architectural perfmon v4) and
 # AMD with PerfMonV2 on stock (whose drivers are the reference) and ours,
-# Intel perfmon v1 and legacy AMD on ours; Intel under
-# -icount on stock (PERFTEST_ICOUNT=1 there); and Intel on our debug kernel.  Each of these runs but
-# the -icount one ends with a real hard lockup that the NMI watchdog must
-# report.
+# Intel perfmon v1 and legacy AMD on ours; Intel under -icount on stock
+# (PERFTEST_ICOUNT=1 there); and Intel on our debug kernel.  Each of these
+# runs but the -icount one ends with a real hard lockup that the NMI
+# watchdog must report.
+#
+# The stock record: the stock kernel's results depend only on the tests,
+# the emulation, the configuration and the base, not on our code.  Its
+# per-case verdicts are kept in the repository under a key computed from
+# exactly those inputs (stock_key below); "all" checks that the key is
+# current and reports the recorded runs, without building or booting
+# stock.  A stale key fails the check, naming the command that writes a
+# new record from a real run: make check KERNEL=stock.
 . "$(dirname "$0")/lib.sh"
 
 which=${1:-all}
 start=$(date +%s)
 results=$OUT/check
-rm -rf "$results"
-mkdir -p "$results"
-# What was tested, for the series' cover letter.
-git -C "$TOP" describe --always --dirty >"$results/commit" 2>/dev/null
+if [ "$which" != key ]; then
+	rm -rf "$results"
+	mkdir -p "$results"
+	# What was tested, for the series' cover letter.
+	git -C "$TOP" describe --always --dirty >"$results/commit" 2>/dev/null
+fi
 
 kernels= only_pmu=
 case "$which" in
@@ -35,9 +52,14 @@ pmu) kernels="qemu debug stock" only_pmu=1 ;;
 qemu) kernels="qemu debug" ;;
 stock) kernels="stock" ;;
 kcsan) kernels="kcsan" ;;
-all) kernels="qemu debug kcsan stock" ;;
-*) die "usage: check.sh qemu|stock|kcsan|pmu|all" ;;
+all) kernels="qemu debug stock-record" ;;
+full) kernels="qemu debug kcsan stock" ;;
+key) kernels= ;;
+*) die "usage: check.sh all|full|qemu|stock|kcsan|pmu|key" ;;
 esac
+# Whether this run writes the stock record: only a whole stock run does.
+record=
+[ "$which" = stock ] || [ "$which" = full ] && record=$PERFVM/stock-record
 # The short fuzz of make check: seconds of fuzzing per run.
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 
@@ -70,17 +92,20 @@ note_run() {
 
 build_start=$(date +%s)
 for k in $kernels; do
+	[ "$k" = stock-record ] && continue
 	"$PERFVM/build.sh" "$k" >/dev/null || exit 1
 done
 # Every guest runs on our QEMU, PMU or not.
-"$TOP/tools/testing/qemu-pmu/build.sh" >/dev/null || exit 1
-"$PERFVM/build-tests.sh" >/dev/null || exit 1
+if [ "$which" != key ]; then
+	"$TOP/tools/testing/qemu-pmu/build.sh" >/dev/null || exit 1
+	"$PERFVM/build-tests.sh" >/dev/null || exit 1
+fi
 
 tests_dir=$BUILD/selftests
 mapfile -t all_tests < <("$PERFVM/build-tests.sh" --list)
 mapfile -t smp_tests < <("$PERFVM/build-tests.sh" --list-smp)
 build_secs=$(( $(date +%s) - build_start ))
-: >"$results/runs.tsv"
+[ "$which" = key ] || : >"$results/runs.tsv"
 
 summaries=()
 
@@ -90,6 +115,10 @@ run() {
 	local label=$1 k=$2 smp=$3 mem=$4 tmo=$5
 	shift 5
 	local img=$BUILD/$k/arch/x86/boot/bzImage icount=0 t0
+	if [ -n "${PLAN_ONLY:-}" ]; then
+		echo "$label $k $smp $mem $tmo ${PMU:-none} ${VMOPTS:-}" "${@#"$tests_dir"/}"
+		return
+	fi
 	t0=$(date +%s)
 	[ "${VMOPTS:-}" = -I ] && icount=1
 	log "running ${#@} test programs on $label"
@@ -98,8 +127,9 @@ run() {
 		-c "$results/$label.console" -o "$results/$label.out" -- \
 		"PERFTEST_PMU=${PMU:-none} PERFTEST_ICOUNT=$icount PERFTEST_TIMEOUT=$((tmo / 3)) PERFTEST_HELPERS=$tests_dir/guest sh $PERFVM/guest-tests.sh $*" >/dev/null
 	local st=$?
-	"$PERFVM/summarize.py" "$label" "$results/$label.out" \
-		"$results/$label.console" "$st" | tee "$results/$label.summary" |
+	PERFTEST_CASES=$results/$label.cases "$PERFVM/summarize.py" "$label" \
+		"$results/$label.out" "$results/$label.console" "$st" |
+		tee "$results/$label.summary" |
 		grep -v "^$label: [0-9]* passed" >&2
 	summaries+=("$results/$label.summary")
 	note_run "$label" "$k" "${PMU:-none}" "$t0"
@@ -123,7 +153,10 @@ pmu_run() {
 	PMU=$2 VMOPTS=${3:-} run "$label-$1-smp2" "$1" 2 "$mem" "$tmo" $(paths $tests)
 }
 
-for k in $kernels; do
+# runs_of KERNEL: the runs of one kernel (with PLAN_ONLY set, a line
+# each saying what it would boot and run).
+runs_of() {
+	local k=$1
 	case $k in
 	qemu|stock)
 		if [ -z "$only_pmu" ]; then
@@ -162,14 +195,103 @@ for k in $kernels; do
 		fuzz kcsan 4 amd
 		;;
 	esac
+}
+
+# The inputs the stock kernel's results depend on: the tests and what
+# builds and runs them, the emulation, the configuration, the base and
+# Debian's QEMU source they are built from, and the stock runs' plan.
+stock_key() {
+	{
+		git -C "$TOP" ls-files -co --exclude-standard -- \
+			tools/testing/selftests/perf_events \
+			tools/include/uapi/linux/perf_event.h \
+			tools/testing/perf-vm/tests tools/testing/perf-vm/guest \
+			tools/testing/perf-vm/modules tools/testing/perf-vm/guest-init \
+			tools/testing/perf-vm/guest-tests.sh \
+			tools/testing/perf-vm/build-tests.sh \
+			tools/testing/perf-vm/kmemleak-scan.sh \
+			tools/testing/perf-vm/vm.sh tools/testing/perf-vm/build.sh \
+			tools/testing/perf-vm/summarize.py \
+			tools/testing/perf-vm/config/qemu.config \
+			tools/testing/perf-vm/config/stock.config \
+			tools/testing/qemu-pmu ':!tools/testing/qemu-pmu/README' |
+			LC_ALL=C sort |
+			(cd "$TOP" && xargs -d '\n' sha256sum)
+		# The expected failures that can apply to a stock run.
+		grep -v '^#' "$PERFVM/expected-failures" |
+			grep -E '^[^ :]+ |^[^ ]*stock[^ ]*:' || true
+		dpkg-query -W -f='${Version}\n' linux-source-6.12
+		cat "$OUT/qemu-pmu/.debian-version" 2>/dev/null
+		PLAN_ONLY=1 runs_of stock
+	} | sha256sum | cut -d' ' -f1
+}
+
+# write_record: the stock runs just made, with their per-case verdicts.
+write_record() {
+	local label kern pmu secs n p f sk
+	{
+		echo "# The stock kernel's verdicts, written by a real run of"
+		echo "# make check KERNEL=stock (or make check-full); make check"
+		echo "# compares the key with its inputs (check.sh: stock_key)."
+		echo "key $(stock_key)"
+		echo "tree $(git -C "$TOP" describe --always --dirty 2>/dev/null)"
+		while IFS=$'\t' read -r label kern pmu secs n; do
+			[ "$kern" = stock ] || continue
+			read -r p f sk < <(tail -n 1 "$results/$label.summary" |
+				sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped/\1 \2 \3/p')
+			echo "run $label $pmu ${p:-0} ${f:-1} ${sk:-0} $secs $n"
+			sed "s/^/case $label\t/" "$results/$label.cases" 2>/dev/null
+		done <"$results/runs.tsv"
+	} >"$record.new" && mv "$record.new" "$record"
+	log "wrote the stock record, $(grep -c '^case' "$record") verdicts: $record"
+}
+
+# check_record: the recorded stock runs stand in for real ones while the
+# key matches; a stale or missing record is one failure.
+check_record() {
+	local rec=$PERFVM/stock-record key label pmu p f sk secs n
+	key=$(stock_key)
+	if [ ! -f "$rec" ] || [ "$(sed -n 's/^key //p' "$rec")" != "$key" ]; then
+		{ echo "FAIL stock-record: the tests, the emulation, the configuration or the base changed since the stock kernel's verdicts were recorded: run make check KERNEL=stock and commit ${rec#"$TOP"/}"
+		  echo "stock-record: 0 passed, 1 failed, 0 skipped"; } >"$results/stock-record.summary"
+		grep ^FAIL "$results/stock-record.summary" >&2
+		summaries+=("$results/stock-record.summary")
+		printf 'stock-record\tstock\t-\t0\t0\n' >>"$results/runs.tsv"
+		return
+	fi
+	log "the stock record is current (tree $(sed -n 's/^tree //p' "$rec")): its runs stand in"
+	while read -r _ label pmu p f sk secs n; do
+		{ awk -F'\t' -v l="case $label" '$1 == l && $3 == "fail" {
+			printf "FAIL %s (recorded): %s: not ok %s\n", substr(l, 6), $2, $4 }' "$rec"
+		  echo "$label: $p passed, $f failed, $sk skipped"; } >"$results/$label.summary"
+		grep ^FAIL "$results/$label.summary" >&2
+		summaries+=("$results/$label.summary")
+		printf '%s\tstock\t%s\t%s\t%s\n' "$label" "$pmu" "rec" "$n" >>"$results/runs.tsv"
+	done < <(grep '^run ' "$rec")
+}
+
+if [ "$which" = key ]; then
+	key=$(stock_key)
+	echo "$key"
+	grep -qx "key $key" "$PERFVM/stock-record" 2>/dev/null ||
+		{ log "the stock record does not have this key"; exit 1; }
+	exit 0
+fi
+
+for k in $kernels; do
+	case $k in
+	stock-record) check_record ;;
+	*) runs_of "$k" ;;
+	esac
 done
+[ -n "$record" ] && write_record
 
 # The patch series: the plan places every file, git am of it on the base
 # gives the tree under test, checkpatch finds nothing in kernel code
 # (make patches; make patches CHECK=build builds every step).  Last, so
 # that its cover letter gives this run's totals.  A run without a git
 # identity signs the series as make check.
-if [ "$which" = all ] || [ "$which" = qemu ]; then
+if [ "$which" = all ] || [ "$which" = full ] || [ "$which" = qemu ]; then
 	t0=$(date +%s)
 	log "generating the patch series"
 	if GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-$(git -C "$TOP" config user.name || echo "make check")} \
@@ -200,7 +322,7 @@ for sum in "${summaries[@]}"; do
 	retried=$((retried + ${n:-0}))
 	printf '%-30s %-6s %-10s %7s %6s %7s %6s %7s\n' "$label" "${kern:--}" "${pmu:--}" \
 		"${a:-?}" "${b:-1}" "${c:-?}" \
-		"$(awk -v t="${secs:-0}" 'BEGIN { printf "%.1f", t / 60 }')" "${n:-0}"
+		"$(awk -v t="${secs:-0}" 'BEGIN { if (t == "rec") print "rec"; else printf "%.1f", t / 60 }')" "${n:-0}"
 done
 log "builds took ${build_secs}s, the runs $(( $(date +%s) - start - build_secs ))s," \
 	"$retried boots retried; logs in $results"

@@ -18,6 +18,10 @@ guest-tests.sh prints; CONSOLE_LOG holds the kernel's messages.  Counted:
     merely calls (ktime_get_raw_fast_ns() from perf_event_clock(), say)
     is theirs to annotate.
 Prints one line per failure and a last line "LABEL: P passed, F failed, S skipped".
+With PERFTEST_CASES=FILE in the environment, also writes each kselftest
+case's verdict to FILE, a line "PROGRAM<TAB>VERDICT<TAB>CASE" each (ok,
+fail, skip or xfail), and a line per other failure with "-" as its
+program (check.sh keeps the stock kernel's in its record).
 """
 import os
 import re
@@ -36,6 +40,7 @@ def read(p):
 passed = failed = skipped = 0
 fails = []
 xfails = []
+verdicts = []
 
 # Failures listed in expected-failures: PROGRAM is a test program, or
 # KERNEL:PROGRAM for a failure of one kernel flavour only (the LABEL
@@ -99,16 +104,20 @@ for line in read(out_log):
         if m.group(4) and m.group(4).upper() == "SKIP":
             cases[cur]["s"] += 1
             skipped += 1
+            verdicts.append((cur, "skip", m.group(2)))
         elif m.group(1) == "ok":
             cases[cur]["p"] += 1
             passed += 1
+            verdicts.append((cur, "ok", m.group(2)))
         elif (reason := expected_failure(cur, m.group(2))):
             cases[cur]["x"] += 1
             skipped += 1
             xfails.append("%s: %s: %s (%s)" % (label, cur, m.group(2), reason))
+            verdicts.append((cur, "xfail", m.group(2)))
         else:
             cases[cur]["f"] += 1
             failed += 1
+            verdicts.append((cur, "fail", m.group(2)))
             fails.append("\n".join(["%s: %s: not ok %s" % (label, cur, m.group(2))]
                                    + notes))
         notes = []
@@ -219,6 +228,17 @@ for body in con:
         else:
             failed += 1
             fails.append("%s: kunit: not ok %s" % (label, m.group(2)))
+
+if os.environ.get("PERFTEST_CASES"):
+    # Failures that are not a kselftest case: a program that died, a
+    # splat, a KUnit case.
+    others = [f for f in fails if ": not ok " not in f.split("\n")[0]
+              or ": kunit: " in f]
+    with open(os.environ["PERFTEST_CASES"], "w") as f:
+        for prog, verdict, case in verdicts:
+            f.write("%s\t%s\t%s\n" % (prog, verdict, case))
+        for o in others:
+            f.write("-\tfail\t%s\n" % o.split("\n")[0][len(label) + 2:])
 
 for x in xfails:
     print("XFAIL " + x)
