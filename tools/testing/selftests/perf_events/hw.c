@@ -4,10 +4,11 @@
  * QEMU emulates for these tests (tools/testing/qemu-pmu).  It retires
  * instructions one at a time and counts each in the privilege level it
  * ran in, counts a cycle per instruction (and a reference cycle per
- * cycle, on Intel), and raises its PMI right after the instruction that
- * wraps a counter.  So a loop of known length gives the same count every
- * run, user and kernel counts add up to the total, and a sampling event
- * gives a known number of samples.
+ * cycle, on Intel), retires a REP string instruction once, and raises
+ * its PMI right after the instruction that wraps a counter.  So a loop
+ * of known length gives the same count every run, user and kernel counts
+ * add up to the total, and a sampling event gives a known number of
+ * samples.
  *
  * The runner names the guest's PMU in PERFTEST_PMU: "intel" (version 4),
  * "intel-v1", "-v2", "-v3" or "-v5" (that version: v1 has no fixed
@@ -190,6 +191,57 @@ TEST_F(hw, pause_stalls_for_cycles)
 	ASSERT_EQ(v[0], 3);
 	EXPECT_GE(v[2], 3 * n);
 	EXPECT_EQ(v[1] - v[2], n * (PAUSE_CYCLES - 1));
+	EXPECT_EQ(v[3], intel_version() == 1 ? 0 : v[1]);
+}
+
+/*
+ * A REP-prefixed string instruction retires once, however many elements
+ * it goes through (hardware retires it again only when an interrupt
+ * stops it midway, which the model never counts): rep stosb, rep movsb
+ * and repe cmpsb over REP_LEN bytes each count as one instruction.  The
+ * model spends a cycle on each element, in which the cycle events
+ * advance and the instruction events do not, and one to retire it.
+ */
+#define REP_LEN		4096
+#define REP_INSNS	14	/* one round of rep_loop() */
+
+static char rep_src[REP_LEN], rep_dst[REP_LEN];
+
+static noinline void rep_loop(unsigned long n)
+{
+	asm volatile("1:\tmov %[len], %%ecx\n\t"
+		     "mov %[d], %%rdi\n\t"
+		     "xor %%eax, %%eax\n\t"
+		     "rep stosb\n\t"
+		     "mov %[len], %%ecx\n\t"
+		     "mov %[d], %%rdi\n\t"
+		     "mov %[s], %%rsi\n\t"
+		     "rep movsb\n\t"
+		     "mov %[len], %%ecx\n\t"
+		     "mov %[d], %%rdi\n\t"
+		     "mov %[s], %%rsi\n\t"
+		     "repe cmpsb\n\t"
+		     "dec %[n]\n\t"
+		     "jnz 1b"
+		     : [n] "+r"(n)
+		     : [len] "i"(REP_LEN), [d] "r"(rep_dst), [s] "r"(rep_src)
+		     : "rax", "rcx", "rdi", "rsi", "memory", "cc");
+}
+
+TEST_F(hw, rep_string_retires_once)
+{
+	const unsigned long n = 1000;
+	uint64_t v[4];
+
+	memset(rep_src, 0x5a, sizeof(rep_src));
+	ASSERT_EQ(cycles_group(rep_loop, n, v), 0);
+	ASSERT_EQ(v[0], 3);
+	/* Around the loop: the ioctl wrapper's return and the call. */
+	EXPECT_GE(v[2], REP_INSNS * n);
+	EXPECT_LT(v[2], REP_INSNS * n + 100);
+	/* Every byte compared equal: each string op went all the way. */
+	EXPECT_EQ(memcmp(rep_dst, rep_src, REP_LEN), 0);
+	EXPECT_EQ(v[1] - v[2], 3 * n * REP_LEN);
 	EXPECT_EQ(v[3], intel_version() == 1 ? 0 : v[1]);
 }
 
