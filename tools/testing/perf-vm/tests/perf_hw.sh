@@ -60,14 +60,18 @@ result $? "stat: instructions:u the same in three runs ($a $b $c)"
 d=$(stat 2000000 instructions:u)
 same "stat: a million more iterations, two million more instructions" \
 	"$((d - a))" 2000000
+# A cycle for each instruction, and one for each element a REP string
+# instruction goes through (glibc's start-up copies and clears a few
+# hundred bytes with them).
 cyc=$(stat 1000000 cycles:u)
-same "stat: cycles:u equal instructions:u" "$cyc" "$a"
+[ -n "$cyc" ] && [ "$cyc" -ge "$a" ] && [ $((cyc - a)) -lt 10000 ]
+result $? "stat: cycles:u are instructions:u and REP elements ($cyc, $a)"
 ref=$(stat 1000000 ref-cycles:u)
 if [ "$pmu" = intel-v1 ]; then
 	# No fixed counter 2: the pseudo-encoding on a general counter.
 	same "stat: ref-cycles:u count nothing at version 1" "$ref" 0
 else
-	same "stat: ref-cycles:u equal instructions:u" "$ref" "$a"
+	same "stat: ref-cycles:u equal cycles:u" "$ref" "$cyc"
 fi
 
 # --- :u + :k ----------------------------------------------------------------
