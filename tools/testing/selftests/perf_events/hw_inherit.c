@@ -21,7 +21,13 @@
 #include "hw_util.h"
 
 #define LOOP	1000000UL	/* spin(LOOP): 2,000,000 user instructions */
-#define PERIOD	100000		/* a sample every PERIOD user instructions */
+/*
+ * A sample every PERIOD user instructions: 20 in a loop, with 20,000
+ * instructions to spare, so that the last one never waits on what
+ * follows the loop (a PMI late by an instruction under -icount, a
+ * child's exit).
+ */
+#define PERIOD	99000
 #define NCHILD	4
 #define MAXCPU	64
 
@@ -212,7 +218,7 @@ TEST_F(hw_inherit, per_cpu_sampling_groups_in_forking_workload)
 		samples += r;
 	}
 	EXPECT_GE(ins, NCHILD * 2 * 2 * LOOP);
-	/* Each of the 8 loops wraps the period 20 times. */
+	/* Each of the 8 loops wraps the period 20 times, and a little more. */
 	EXPECT_GE(samples, NCHILD * 2 * (2 * LOOP / PERIOD));
 	EXPECT_GE(others, NCHILD * 2 * (2 * LOOP / PERIOD));
 }
