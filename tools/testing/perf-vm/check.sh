@@ -7,15 +7,16 @@
 # usage: check.sh [all|full|qemu|stock|kcsan|pmu]
 #   qemu   our kernel (-smp 2 and -smp 4) and our debug kernel (-smp 2),
 #          and a short seeded fuzz on the debug kernel at -smp 4 with
-#          the emulated Intel PMU
+#          the emulated Intel PMU, and the hardware-event tests on the
+#          debug kernel
 #   kcsan  our KCSAN kernel (-smp 2; not the perf tool scripts), and a
 #          short fuzz on it at -smp 4 with the emulated AMD PMU
 #   stock  the unmodified base with the same configuration (-smp 2 and 4,
 #          and the PMU runs below), which writes its verdicts to the
 #          stock record (stock-record beside this script)
 #   pmu    only the hardware-event runs below
-#   all    qemu, and the stock record checked instead of run (the
-#          default, and CI's)
+#   all    qemu but the debug kernel's hardware-event run, and the stock
+#          record checked instead of run (the default, and CI's)
 #   full   qemu, kcsan and stock, all run (make check-full)
 #   key    print the stock record's key for this tree, and whether the
 #          record has it; builds and runs nothing
@@ -23,9 +24,9 @@
 # emulated x86 PMU (make qemu-pmu): Intel (architectural perfmon v4) and
 # AMD with PerfMonV2 on stock (whose drivers are the reference) and ours,
 # Intel perfmon v1 and legacy AMD on ours; Intel under -icount on stock
-# (PERFTEST_ICOUNT=1 there); and Intel on our debug kernel.  Each of these
-# runs but the -icount one ends with a real hard lockup that the NMI
-# watchdog must report.
+# (PERFTEST_ICOUNT=1 there); and Intel on our debug kernel (not in all).
+# Each of these runs but the -icount one ends with a real hard lockup
+# that the NMI watchdog must report.
 #
 # The stock record: the stock kernel's results depend only on the tests,
 # the emulation, the configuration and the base, not on our code.  Its
@@ -181,7 +182,10 @@ runs_of() {
 			run "debug-smp2" debug 2 2048 3600 $(paths "${all_tests[@]}")
 			fuzz debug 4 intel
 		fi
-		pmu_run debug intel
+		# The hardware-event tests under KASAN and lockdep (7 min):
+		# make check has them on ours and fuzzes the debug kernel on
+		# the emulated Intel PMU; this run is check-full's.
+		[ "$which" = all ] || pmu_run debug intel
 		;;
 	kcsan)
 		# Not the scripts of perf's own commands, bpftrace or bcc: they
