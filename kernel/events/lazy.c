@@ -40,7 +40,11 @@
  *  - slot->orig is also cleared under the slot's context lock
  *    (slot_clear()): side-band records walk the slots of the running CPU
  *    under that lock, with interrupts off (perf_lazy_sb_walk()), and use
- *    the original only while it still names it.
+ *    the original only while it still names it.  A release clears every
+ *    slot naming the original (perf_lazy_release()) before it tears the
+ *    original down, so a holder of the context lock that sees
+ *    slot->orig set may write through it; its buffer is reached under
+ *    RCU, as any output does.
  *  - The scheduler hook only sets bits (arrived, queued) and queues the
  *    work; everything else runs in the task itself, under its context's
  *    mutex.  The work lives in the slots' allocation: a task that exits
