@@ -38,6 +38,7 @@ subject and opening.
 """
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -468,6 +469,12 @@ def load_exceptions(path):
     return ex
 
 
+def parallel(fn, items):
+    """fn over items, a process per CPU at a time; results in order."""
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+        return list(ex.map(fn, items))
+
+
 def run_checkpatch(src, patches, exceptions):
     import fnmatch
     env = dict(os.environ)
@@ -475,13 +482,15 @@ def run_checkpatch(src, patches, exceptions):
     totals = {"kernel": [0, 0, 0], "selftests": [0, 0, 0]}
     kept = {}
     bad = []
-    for p in patches:
+    def one(p):
         r = subprocess.run([os.path.join(src, "scripts/checkpatch.pl"),
                             "--strict", "--show-types", "--ignore",
                             "FILE_PATH_CHANGES", p],
                            capture_output=True, text=True, env=env,
                            cwd=src)
-        out = r.stdout + r.stderr
+        return r.stdout + r.stderr
+
+    for p, out in zip(patches, parallel(one, patches)):
         if "Traceback" in out or "No such file" in out:
             die(f"checkpatch did not run every check on {p}: {out[-400:]}")
         for m in re.finditer(r"^(ERROR|WARNING|CHECK):(\w+): (.*)\n"
@@ -514,12 +523,16 @@ def maintainers_cover(src, paths):
     env = dict(os.environ)
     env["PATH"] = "/usr/bin:" + env.get("PATH", "")
     bare = []
-    for path in sorted(paths):
-        r = subprocess.run([os.path.join(src, "scripts/get_maintainer.pl"),
-                            "--no-git", "--no-git-fallback", "--no-email",
-                            "--no-l", "--subsystem", "--no-rolestats", "-f",
-                            path], capture_output=True, text=True, cwd=src,
-                           env=env)
+
+    def one(path):
+        return subprocess.run([os.path.join(src, "scripts/get_maintainer.pl"),
+                               "--no-git", "--no-git-fallback", "--no-email",
+                               "--no-l", "--subsystem", "--no-rolestats",
+                               "-f", path], capture_output=True, text=True,
+                              cwd=src, env=env)
+
+    paths = sorted(paths)
+    for path, r in zip(paths, parallel(one, paths)):
         entries = [ln for ln in r.stdout.splitlines() if ln.strip()]
         if r.returncode or not [e for e in entries if e != "THE REST"]:
             bare.append(path)
