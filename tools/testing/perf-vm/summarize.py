@@ -66,8 +66,11 @@ cur = None
 cases = {}
 seen_end = set()
 results_line = re.compile(r"^(not ok|ok) \d+ (.*?)(\s+#\s*(SKIP|skip|XFAIL|TODO)\b.*)?$")
-# A failure is printed with the diagnostics its case printed before it.
+# A failure is printed with the diagnostics its case printed before it
+# (the kselftest harness), or after it (the script tests' tap.sh: the
+# head of the file the check looked at).
 notes = []
+after = None
 for line in read(out_log):
     m = re.match(r"^##PERFTEST-BEGIN (\S+)", line)
     if m:
@@ -84,13 +87,18 @@ for line in read(out_log):
             fails.append("%s: %s produced no test results (exit %d)" % (label, name, rc))
         elif c is not None and rc not in (0, 4) and c["f"] + c["x"] == 0:
             failed += 1
-            fails.append("%s: %s exited with status %d" % (label, name, rc))
+            fails.append("\n".join(["%s: %s exited with status %d" % (label, name, rc)]
+                                   + notes))
         cur = None
+        after = None
         continue
     if cur is None:
         continue
     if line.startswith("#") and not line.startswith("# Totals"):
         notes = (notes + ["    " + line[:200]])[-6:]
+        if after is not None and after[1] < 24:
+            fails[after[0]] += "\n    " + line[:200]
+            after[1] += 1
     if line.startswith("1.."):
         cases[cur]["planned"] = True
         # "1..0 # SKIP why": the whole program skips; one skip.
@@ -101,6 +109,7 @@ for line in read(out_log):
         cases[cur]["totals"] = True
     m = results_line.match(line)
     if m:
+        after = None
         if m.group(4) and m.group(4).upper() == "SKIP":
             cases[cur]["s"] += 1
             skipped += 1
@@ -120,6 +129,8 @@ for line in read(out_log):
             verdicts.append((cur, "fail", m.group(2)))
             fails.append("\n".join(["%s: %s: not ok %s" % (label, cur, m.group(2))]
                                    + notes))
+            if cur.endswith(".sh"):
+                after = [len(fails) - 1, 0]
         notes = []
 if cur is not None and cur not in seen_end:
     failed += 1

@@ -21,11 +21,11 @@ check() {
 	grep -Eq -- "$3" "$2"
 	result $? "$1" "$2"
 }
-# range DESCRIPTION VALUE MIN MAX
+# range DESCRIPTION VALUE MIN MAX [FILE]; FILE's head shown on failure
 range() {
 	v=${2:-0}
 	[ "$v" -ge "$3" ] && [ "$v" -le "$4" ]
-	result $? "$1 ($v in $3..$4)"
+	result $? "$1 ($v in $3..$4)" "${5:-}"
 }
 # percent FILE SYMBOL: the overhead of SYMBOL in a report, rounded down.
 percent() {
@@ -49,7 +49,7 @@ samples=$(sed -n 's/.*Captured and wrote .*(\([0-9]*\) samples).*/\1/p' rec.out)
 # (PERFTEST_TIMEOUT_SCALE: 2 on an idle host with the small kernel,
 # where it is 600).
 floor=$((1200 / ${PERFTEST_TIMEOUT_SCALE:-2}))
-range "record: sample count" "$samples" "$floor" 1600
+range "record: sample count" "$samples" "$floor" 1600 rec.out
 
 perf report -i cpu.data --stdio --no-children -n --sort sym -g none \
 	>rep.out 2>rep.err
@@ -57,7 +57,7 @@ result $? "report --stdio exits 0" rep.err
 hot=$(percent rep.out hot_loop)
 warm=$(percent rep.out warm_loop)
 # hot_loop does three quarters of the work, warm_loop one quarter.
-range "report: hot_loop's share" "$hot" 50 90
+range "report: hot_loop's share" "$hot" 50 90 rep.out
 range "report: warm_loop's share" "$warm" 10 40
 check "report: no lost samples" rep.out "^# Total Lost Samples: 0$"
 ! grep -qi "lost" rep.err
