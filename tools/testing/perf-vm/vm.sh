@@ -24,6 +24,8 @@
 # PMU=amd runs it on an AMD CPU (family 0x19 model 0x11, a Zen 4) with
 # PerfCtrExtCore and PerfMonV2: six counters with global control.
 # PMU=amd-legacy is the same CPU without either: the four K7 counters.
+# PMU=intel-nomsr and amd-nomsr are the intel and amd CPUs whose PMU
+# registers raise #GP although CPUID describes them (pmu-msrs=off).
 # PERFVM_QEMU names another QEMU binary.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -71,9 +73,12 @@ fw=(-L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu)
 case "${PMU:-none}" in
 # QEMU's max CPU has our PMU on by default (an AMD one under TCG).
 none) cpu=max,pmu=off ;;
-intel|intel-v[1235]|amd|amd-legacy)
+intel|intel-v[1235]|amd|amd-legacy|intel-nomsr|amd-nomsr)
 	case $PMU in
 	intel) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0 ;;
+	# CPUID describes the PMU, its registers raise #GP (pmu-msrs=off).
+	intel-nomsr) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-msrs=off ;;
+	amd-nomsr) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,pmu-msrs=off ;;
 	intel-v*) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-version=${PMU#intel-v} ;;
 	amd) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1 ;;
 	amd-legacy) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,perfctr-core=off ;;
@@ -81,7 +86,7 @@ intel|intel-v[1235]|amd|amd-legacy)
 	cpu=$cpu,pmu=on
 	;;
 *)
-	echo "vm.sh: PMU must be none, intel, intel-v1/2/3/5, amd or amd-legacy, not '$PMU'" >&2
+	echo "vm.sh: PMU must be none, intel, intel-v1/2/3/5, amd, amd-legacy, intel-nomsr or amd-nomsr, not '$PMU'" >&2
 	exit 2
 	;;
 esac

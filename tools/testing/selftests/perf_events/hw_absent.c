@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A PMU that CPUID describes but whose registers are not there, as under
+ * a hypervisor that passes the PMU's CPUID leaves through without the
+ * MSRs (QEMU's pmu-msrs=off; PERFTEST_PMU=intel-nomsr or amd-nomsr).
+ * The kernel must find that out at boot: it registers no "cpu" PMU,
+ * hardware events open with ENOENT as on a CPU without a PMU, software
+ * events still count, and the NMI watchdog, which needs a counter, is
+ * not available (nmi_watchdog is read-only and reads 0).  The runner
+ * fails the run on any splat its console shows, so a kernel that touched
+ * a missing register without an exception-table entry fails here too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include "../kselftest_harness.h"
+#include "perf_util.h"
+#include "hw_util.h"
+
+static const char *absent_unavailable(void)
+{
+	const char *k = pmu_kind();
+	size_t n = strlen(k);
+
+	if (n < 6 || strcmp(k + n - 6, "-nomsr"))
+		return "the guest's PMU has its registers (PMU=intel-nomsr boots one without)";
+	return NULL;
+}
+
+TEST(no_cpu_pmu)
+{
+	const char *why = absent_unavailable();
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_NE(0, access("/sys/bus/event_source/devices/cpu", F_OK));
+	ASSERT_EQ(ENOENT, errno);
+}
+
+TEST(hardware_events_enoent)
+{
+	static const unsigned long long configs[] = {
+		PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS,
+		PERF_COUNT_HW_REF_CPU_CYCLES, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+	};
+	const char *why = absent_unavailable();
+	struct perf_event_attr attr;
+	unsigned int i;
+	int fd;
+
+	if (why)
+		SKIP(return, "%s", why);
+	for (i = 0; i < ARRAY_SIZE(configs); i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_HARDWARE;
+		attr.config = configs[i];
+		attr.exclude_kernel = 1;
+		fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+		EXPECT_EQ(-1, fd) {
+			TH_LOG("hardware event %llu opened", configs[i]);
+			close(fd);
+		}
+		EXPECT_EQ(ENOENT, errno);
+	}
+	/* A raw event names no PMU either. */
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_RAW;
+	attr.config = 0xc0;
+	attr.exclude_kernel = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	EXPECT_EQ(-1, fd)
+		close(fd);
+	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST(software_events_count)
+{
+	const char *why = absent_unavailable();
+	struct perf_event_attr attr;
+	uint64_t count = 0;
+	int fd;
+
+	if (why)
+		SKIP(return, "%s", why);
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd);
+	spin(1000000);
+	ASSERT_EQ(sizeof(count), read(fd, &count, sizeof(count)));
+	EXPECT_LT(0, count);
+	close(fd);
+}
+
+/*
+ * The hard lockup detector needs a counter: without one its switch is
+ * read-only (mode 0444) and reads 0.
+ */
+TEST(nmi_watchdog_unavailable)
+{
+	const char *path = "/proc/sys/kernel/nmi_watchdog";
+	const char *why = absent_unavailable();
+	struct stat st;
+	char c = 0;
+	int fd;
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (stat(path, &st))
+		SKIP(return, "no nmi_watchdog (CONFIG_HARDLOCKUP_DETECTOR)");
+	EXPECT_EQ(0444, st.st_mode & 07777);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, read(fd, &c, 1));
+	EXPECT_EQ('0', c);
+	close(fd);
+	EXPECT_EQ(-1, open(path, O_WRONLY));
+	EXPECT_EQ(EACCES, errno);
+}
+
+TEST_HARNESS_MAIN
