@@ -144,8 +144,36 @@ static int run_spinner(int cpu, int depth)
 	return reap_child(pid);
 }
 
-/* Samples in @rb, and how many of them name a task other than @self. */
-static int count_samples(struct perf_rb *rb, pid_t self, int *others)
+/* The samples of each task, for the log when some are missing. */
+struct task_samples {
+	int n;
+	pid_t pid[2 * NCHILD + 1];
+	int samples[2 * NCHILD + 1];
+	int lost;
+};
+
+static void task_sample(struct task_samples *t, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->pid[i] == pid)
+			break;
+	if (i == t->n) {
+		if (t->n == ARRAY_SIZE(t->pid))
+			return;
+		t->pid[t->n] = pid;
+		t->samples[t->n++] = 0;
+	}
+	t->samples[i]++;
+}
+
+/*
+ * Samples in @rb, and how many of them name a task other than @self;
+ * each task's in @t, with the LOST records' count.
+ */
+static int count_samples(struct perf_rb *rb, pid_t self, int *others,
+			 struct task_samples *t)
 {
 	struct perf_event_header *h;
 	int n = 0;
@@ -154,12 +182,19 @@ static int count_samples(struct perf_rb *rb, pid_t self, int *others)
 		return -1;
 	while ((h = rb_next(rb))) {
 		struct rec_cur c = rc_init(h);
+		pid_t pid;
 
+		if (h->type == PERF_RECORD_LOST) {
+			rc_u64(&c);		/* id */
+			t->lost += rc_u64(&c);
+		}
 		if (h->type != PERF_RECORD_SAMPLE)
 			continue;
 		n++;
 		rc_u64(&c);			/* ip */
-		if ((pid_t)rc_u32(&c) != self)	/* pid, then tid */
+		pid = rc_u32(&c);		/* pid, then tid */
+		task_sample(t, pid);
+		if (pid != self)
 			(*others)++;
 	}
 	return n;
@@ -197,6 +232,7 @@ TEST_F(hw_inherit, per_cpu_group_copied_on_arrival)
  */
 TEST_F(hw_inherit, per_cpu_sampling_groups_in_forking_workload)
 {
+	struct task_samples t = { 0 };
 	uint64_t ins = 0;
 	int i, samples = 0, others = 0, r;
 
@@ -213,7 +249,7 @@ TEST_F(hw_inherit, per_cpu_sampling_groups_in_forking_workload)
 	for (i = 0; i < self->n; i++) {
 		ASSERT_EQ(ioctl(self->leader[i], PERF_EVENT_IOC_DISABLE, 0), 0);
 		ins += read_count(self->leader[i]);
-		r = count_samples(&self->rb[i], getpid(), &others);
+		r = count_samples(&self->rb[i], getpid(), &others, &t);
 		ASSERT_GE(r, 0);
 		samples += r;
 	}
@@ -221,6 +257,11 @@ TEST_F(hw_inherit, per_cpu_sampling_groups_in_forking_workload)
 	/* Each of the 8 loops wraps the period 20 times, and a little more. */
 	EXPECT_GE(samples, NCHILD * 2 * (2 * LOOP / PERIOD));
 	EXPECT_GE(others, NCHILD * 2 * (2 * LOOP / PERIOD));
+	if (samples < NCHILD * 2 * (2 * LOOP / PERIOD)) {
+		TH_LOG("%d samples lost (LOST records)", t.lost);
+		for (i = 0; i < t.n; i++)
+			TH_LOG("task %d: %d samples", t.pid[i], t.samples[i]);
+	}
 }
 
 /*
