@@ -134,7 +134,6 @@ await_build() {
 		die "$1 does not build"
 	fi
 }
-build_secs=0
 if [ "$which" != key ]; then
 	if [ -n "$first" ]; then
 		"$PERFVM/build.sh" "$first" >/dev/null || { wait "$later_pid"; exit 1; }
@@ -380,8 +379,7 @@ beside=
 for k in qemu-pmu $later; do
 	beside="$beside, $k $(cat "$results/build-$k.done" 2>/dev/null)s"
 done
-[ -z "$beside" ] || beside=" (in the background:${beside#,})"
-log "builds took ${build_secs}s$beside, the runs $(( $(date +%s) - start - build_secs ))s," \
+log "builds took ${build_secs}s (in the background:${beside#,}), the runs $(( $(date +%s) - start - build_secs ))s," \
 	"$retried boots retried; logs in $results"
 echo "$p passed, $f failed, $s skipped"
 [ "$f" -eq 0 ]
