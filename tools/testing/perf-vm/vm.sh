@@ -26,6 +26,9 @@
 # PMU=amd-legacy is the same CPU without either: the four K7 counters.
 # PMU=intel-nomsr and amd-nomsr are the intel and amd CPUs whose PMU
 # registers raise #GP although CPUID describes them (pmu-msrs=off).
+# PMU=amd-late and amd-legacy-late are the amd and amd-legacy CPUs whose
+# PMIs arrive late, as Zen's may: each counter's PMI PERFVM_PMI_DELAY
+# (default 5000) retired instructions after its overflow (pmi-delay).
 # PERFVM_QEMU names another QEMU binary.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -70,6 +73,13 @@ qemu=${PERFVM_QEMU:-$top/out/qemu-pmu/build/qemu-system-x86_64}
 cpu=max
 # Built without its firmware: Debian's, from the packages.
 fw=(-L /usr/share/qemu -L /usr/share/seabios -L /usr/lib/ipxe/qemu)
+late=
+case "${PMU:-none}" in
+amd-late|amd-legacy-late)
+	late=,pmi-delay=${PERFVM_PMI_DELAY:-5000}
+	PMU=${PMU%-late}
+	;;
+esac
 case "${PMU:-none}" in
 # QEMU's max CPU has our PMU on by default (an AMD one under TCG).
 none) cpu=max,pmu=off ;;
@@ -83,10 +93,10 @@ intel|intel-v[1235]|amd|amd-legacy|intel-nomsr|amd-nomsr)
 	amd) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1 ;;
 	amd-legacy) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,perfctr-core=off ;;
 	esac
-	cpu=$cpu,pmu=on
+	cpu=$cpu,pmu=on$late
 	;;
 *)
-	echo "vm.sh: PMU must be none, intel, intel-v1/2/3/5, amd, amd-legacy, intel-nomsr or amd-nomsr, not '$PMU'" >&2
+	echo "vm.sh: PMU must be none, intel, intel-v1/2/3/5, amd, amd-legacy, intel-nomsr, amd-nomsr, amd-late or amd-legacy-late, not '$PMU'" >&2
 	exit 2
 	;;
 esac
