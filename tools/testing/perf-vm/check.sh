@@ -179,8 +179,10 @@ run() {
 paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 
 # The tests that need a hardware PMU, run on the emulated ones.
-pmu_tests="hw hw_sched hw_config hw_inherit hw_groups kvm_pmu perf_hw.sh base_remove_on_exec
-perf_tool.sh bpftrace_hw.sh"
+pmu_tests="hw hw_sched hw_config hw_inherit hw_groups hw_nmi kvm_pmu perf_hw.sh
+base_remove_on_exec perf_tool.sh bpftrace_hw.sh"
+# On a PMU whose PMIs arrive late (AMD's may): the tests of sampling.
+late_tests="hw_nmi hw hw_inherit perf_tool.sh"
 # pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.  Without
 # -icount the run ends with hardlockup.sh, which locks CPU 1 up for good
 # (tests/final/).  Under -icount the vCPUs take turns on one host thread
@@ -215,10 +217,15 @@ runs_of() {
 			# shellcheck disable=SC2046
 			PMU=$nomsr run "pmu-$nomsr-$k-smp2" "$k" 2 1024 600 $(paths hw_absent)
 		done
+		# Each AMD PMI comes 5000 instructions after its overflow.
+		# shellcheck disable=SC2046,SC2086
+		PMU=amd-late run "pmu-amd-late-$k-smp2" "$k" 2 1024 1800 $(paths $late_tests)
 		# For time: the older PMUs on ours only, -icount on stock only.
 		if [ "$k" = qemu ]; then
 			pmu_run "$k" intel-v1
 			pmu_run "$k" amd-legacy
+			# shellcheck disable=SC2046
+			PMU=amd-legacy-late run "pmu-amd-legacy-late-$k-smp2" "$k" 2 1024 600 $(paths hw_nmi)
 		fi
 		[ "$k" = stock ] && pmu_run "$k" intel -I
 		;;

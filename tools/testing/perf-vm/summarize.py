@@ -202,7 +202,7 @@ splat = re.compile(
     r"|suspicious RCU usage|lock held when returning to user space|rcu: INFO"
     r"|RCU stall|INFO: task .* blocked|Oops|Kernel panic|general protection fault"
     r"|kernel BUG|refcount_t: |list_add corruption|list_del corruption|ODEBUG: "
-    r"|unchecked MSR access)")
+    r"|unchecked MSR access|NMI received for unknown reason)")
 ktap_case = re.compile(r"^\s{4,}(not ok|ok) \d+ (\S+)(.*)$")
 # A user task's fatal trap, which the kernel reports (exception-trace):
 # "traps: hw[70] general protection fault ip:... in hw[...]".  Tests

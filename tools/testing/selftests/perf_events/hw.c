@@ -311,9 +311,12 @@ TEST_F(hw, sampling_period_exact)
 	spin(1000000);
 	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
 	ASSERT_EQ(tally_ips(&rb, &t), 0);
-	EXPECT_EQ(t.outside, 0) TH_LOG("a sample at %#llx, the loop is %p-%p",
-				      (unsigned long long)t.first_outside,
-				      hw_spin_start, hw_spin_end);
+	/* A late PMI samples where it arrives: maybe after the loop. */
+	if (!pmi_late())
+		EXPECT_EQ(t.outside, 0)
+			TH_LOG("a sample at %#llx, the loop is %p-%p",
+			       (unsigned long long)t.first_outside,
+			       hw_spin_start, hw_spin_end);
 	EXPECT_EQ(t.throttled, 0);
 	EXPECT_EQ(t.samples, 20);
 	rb_unmap(&rb);
@@ -333,7 +336,8 @@ TEST_F(hw, sampling_period_exact)
  * next period, never more: the sum of the differences stays within one.
  * The first samples, with periods of a few events (the counter
  * runs at least 2, and a much shorter new period restarts it), are left
- * out of that check.  Under -icount (PERFTEST_ICOUNT=1) guest time
+ * out of that check, and a PMU whose PMIs come late has none.  Under
+ * -icount (PERFTEST_ICOUNT=1) guest time
  * follows the instructions, and the samples of the second half come
  * FREQ_HZ a second, within 5%.
  */
@@ -401,7 +405,11 @@ TEST_F(hw, sampling_freq_accounts_every_period)
 	ASSERT_GE(n, 8);
 	ASSERT_LT(n, FREQ_MAX);
 	EXPECT_EQ(lost, 0);
-	for (i = 2; i < n; i++) {
+	/*
+	 * A late PMI (PERFTEST_PMU=amd-late) reads the count where it lands,
+	 * after the overflow: the counts then say nothing of the periods.
+	 */
+	for (i = 2; i < n && !pmi_late(); i++) {
 		if (smp[i].period < 64 || smp[i - 1].period < 64 ||
 		    smp[i - 2].period < 64)
 			continue;
@@ -411,7 +419,8 @@ TEST_F(hw, sampling_freq_accounts_every_period)
 		EXPECT_GE(drift, -1) TH_LOG("sample %d of %d", i, n);
 		checked++;
 	}
-	EXPECT_GT(checked, n / 2);
+	if (!pmi_late())
+		EXPECT_GT(checked, n / 2);
 	/* After the last sample, less than a period of counts remains. */
 	EXPECT_LE(smp[n - 1].count, total);
 	EXPECT_LT(total - smp[n - 1].count, 2 * smp[n - 1].period);
@@ -458,6 +467,9 @@ TEST_F(hw, sampling_ip_exact_under_interrupts)
 	struct perf_rb rb;
 	int fd, tfd;
 
+	if (pmi_late())
+		SKIP(return, "late PMIs (PERFTEST_PMU=%s): IPs have skid",
+		     getenv("PERFTEST_PMU"));
 	ASSERT_EQ(unthrottle(self), 0);
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	ASSERT_GE(fd, 0);

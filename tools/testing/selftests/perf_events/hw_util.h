@@ -22,11 +22,33 @@ static noinline void spin(unsigned long n)
 
 extern const char hw_spin_start[], hw_spin_end[];
 
+/*
+ * PERFTEST_PMU names the guest's emulated PMU (vm.sh's PMU), with
+ * "-late" when its PMIs arrive late (amd-late: each counter's PMI comes
+ * some instructions after its overflow, as on Zen).  pmu_kind() is the
+ * PMU without that suffix, pmi_late() says whether it was there.
+ */
 static inline const char *pmu_kind(void)
 {
+	static char kind[32];
 	const char *s = getenv("PERFTEST_PMU");
+	size_t n;
 
-	return s && *s ? s : "none";
+	if (!s || !*s)
+		return "none";
+	snprintf(kind, sizeof(kind), "%s", s);
+	n = strlen(kind);
+	if (n > 5 && !strcmp(kind + n - 5, "-late"))
+		kind[n - 5] = 0;
+	return kind;
+}
+
+static inline int pmi_late(void)
+{
+	const char *s = getenv("PERFTEST_PMU");
+	size_t n = s ? strlen(s) : 0;
+
+	return n > 5 && !strcmp(s + n - 5, "-late");
 }
 
 static inline int pmu_is(const char *kind)
