@@ -14,6 +14,13 @@
  * (their controls are cached per CPU for that), and a counter has
  * overflowed when its top bit is clear (it starts at -left).
  *
+ * An AMD PMI may arrive late, after software has stopped the counter
+ * whose overflow sent it: the PMI then finds nothing, and the sample is
+ * lost (the count is not).  So, outside an NMI, switching the PMU off
+ * waits for the PMI of any counter that has overflowed, 50 us at most,
+ * as upstream does.  The core stops a single counter only with the PMU
+ * off (perf_pmu_disable()), so that wait covers those stops too.
+ *
  * Guests: an event that excludes the host counts with the guest-only
  * bit, one that excludes the guest with the host-only bit.  The
  * host-only bit only means something while SVM is on (the counter may
@@ -24,6 +31,8 @@
  * the PMI there; the per-CPU cache is touched nowhere else.  The
  * description is filled once at boot.
  */
+#include <linux/delay.h>
+#include <linux/hardirq.h>
 #include <linux/init.h>
 #include <linux/perf_event.h>
 
@@ -205,6 +214,45 @@ static int amd_hw_config(struct perf_event *event)
 	return 0;
 }
 
+/* Of @counters, those that overflowed and wait for their PMI. */
+static u64 amd_overflowed(u64 counters)
+{
+	u64 status = 0, s, v;
+	int idx;
+
+	if (amd_v2) {
+		rdmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, status);
+		return status & counters;
+	}
+	/* A counter started at -left has wrapped when its top bit clears. */
+	for (s = counters; s; s &= s - 1) {
+		idx = __ffs64(s);
+		rdpmcl(idx, v);
+		if (!(v & AMD_TOP_BIT))
+			status |= BIT_ULL(idx);
+	}
+	return status;
+}
+
+#define AMD_PMI_WAIT_US	50
+
+/*
+ * @counters are stopped: give the PMI their overflows are waiting for
+ * the time to come (the PMI resets an overflowed counter to -left, or
+ * clears its status bit).  In an NMI there is nothing to wait for: the
+ * PMI is held until this NMI ends, and then finds nothing, which the
+ * late-PMI window of the x86 layer claims.
+ */
+static void amd_wait_for_pmi(u64 counters)
+{
+	int i;
+
+	if (!counters || in_nmi())
+		return;
+	for (i = 0; i < AMD_PMI_WAIT_US && amd_overflowed(counters); i++)
+		udelay(1);
+}
+
 static void amd_enable_all(u64 counters)
 {
 	struct amd_cpu *a = this_cpu_ptr(&amd_cpu);
@@ -230,13 +278,14 @@ static void amd_disable_all(void)
 
 	if (amd_v2) {
 		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, 0);
-		return;
+	} else {
+		a->off = true;
+		for (s = a->started; s; s &= s - 1) {
+			idx = __ffs64(s);
+			amd_write_ctl(a, idx, false);
+		}
 	}
-	a->off = true;
-	for (s = a->started; s; s &= s - 1) {
-		idx = __ffs64(s);
-		amd_write_ctl(a, idx, false);
-	}
+	amd_wait_for_pmi(a->started);
 }
 
 static void amd_enable(struct perf_event *event)
@@ -321,20 +370,8 @@ static void amd_write(int idx, u64 val)
 static u64 amd_status(void)
 {
 	struct amd_cpu *a = this_cpu_ptr(&amd_cpu);
-	u64 status = 0, s;
-	int idx;
 
-	if (amd_v2) {
-		rdmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, status);
-		return status & amd_counters;
-	}
-	/* A counter started at -left has wrapped when its top bit clears. */
-	for (s = a->started; s; s &= s - 1) {
-		idx = __ffs64(s);
-		if (!(amd_read(idx) & AMD_TOP_BIT))
-			status |= BIT_ULL(idx);
-	}
-	return status;
+	return amd_overflowed(amd_v2 ? amd_counters : a->started);
 }
 
 static void amd_ack(u64 status)
