@@ -15,12 +15,17 @@
  *   programs the odd one after it with the merge event; three fill six
  *   counters, and an instructions event beside two pairs counts exactly.
  *   The K7 counters have no pairs.
+ * - That event counts the SSE FLOPs of a known loop by kind, and a pair
+ *   sampling it overflows every period: the driver must load the pair's
+ *   high 16 bits (the odd counter) with the period's sign, or the 64-bit
+ *   pair only wraps after 2^64 events.
  */
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include "../kselftest_harness.h"
 #include "perf_util.h"
+#include "perf_rb.h"
 #include "hw_util.h"
 
 #define CTL_EVENT	0xf0000ffffULL		/* event select 11:0, unit mask */
@@ -268,6 +273,86 @@ TEST_F(hwc, pair_that_does_not_fit_leaves_the_others_counting)
 	}
 	for (i = 0; i < 6; i++)
 		close(fds[i]);
+}
+
+/*
+ * The SSE FLOPs of flops_loop(@n), by the unit mask of AMD's event 0x003:
+ * addps is 4 add FLOPs, mulpd 2 mul, divsd 1 div.
+ */
+#define FLOPS_ADD	0x1
+#define FLOPS_MUL	0x2
+#define FLOPS_DIV	0x4
+
+static noinline void flops_loop(unsigned long n)
+{
+	asm volatile("xorps %%xmm0, %%xmm0\n\t"
+		     "xorps %%xmm1, %%xmm1\n\t"
+		     "1:\n\t"
+		     "addps %%xmm0, %%xmm1\n\t"
+		     "mulpd %%xmm0, %%xmm1\n\t"
+		     "divsd %%xmm1, %%xmm0\n\t"
+		     "dec %0\n\t"
+		     "jnz 1b"
+		     : "+r"(n) : : "xmm0", "xmm1", "cc");
+}
+
+TEST_F(hwc, flops_counted_by_kind)
+{
+	static const struct {
+		uint64_t umask, per_loop;
+	} k[] = {
+		{ FLOPS_ADD, 4 }, { FLOPS_MUL, 2 }, { FLOPS_DIV, 1 },
+		{ FLOPS_ADD | FLOPS_MUL | FLOPS_DIV, 7 },
+	};
+	unsigned int i;
+	int fd;
+
+	if (!pmu_is_amd())
+		SKIP(return, "AMD's FLOPs event; this PMU is %s", pmu_kind());
+	for (i = 0; i < ARRAY_SIZE(k); i++) {
+		fd = open_user(PERF_TYPE_RAW, 0x003 | k[i].umask << 8, -1, 0, 0, 0);
+		ASSERT_GE(fd, 0) TH_LOG("%s", strerror(errno));
+		ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+		flops_loop(10000);
+		ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+		EXPECT_EQ(read_count(fd), 10000 * k[i].per_loop)
+			TH_LOG("unit mask %#llx", (unsigned long long)k[i].umask);
+		close(fd);
+	}
+}
+
+/*
+ * A pair sampling add FLOPs every 10,000 over 400,000 of them: 40
+ * samples, each from the 64-bit pair wrapping.
+ */
+TEST_F(hwc, pair_samples_every_period)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_RAW,
+		.size = sizeof(attr),
+		.config = 0x003 | FLOPS_ADD << 8,
+		.sample_period = 10000,
+		.sample_type = PERF_SAMPLE_IP,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	struct perf_rb rb;
+	int fd;
+
+	if (!pmu_is("amd"))
+		SKIP(return, "AMD's counter pairs; this PMU is %s", pmu_kind());
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(rb_map(&rb, fd, 16), 0);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	flops_loop(100000);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	EXPECT_EQ(read_count(fd), 400000);
+	ASSERT_GE(rb_fetch(&rb), 0);
+	EXPECT_EQ(rb_count(&rb, PERF_RECORD_SAMPLE), 40);
+	rb_unmap(&rb);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
