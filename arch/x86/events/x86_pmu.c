@@ -158,6 +158,14 @@ static bool x86_set_period(struct perf_event *event)
 		left = 2;
 
 	local64_set(&hwc->prev_count, (u64)-left);
+	/*
+	 * A pair (AMD's MergeEvent) is one 64-bit counter whose high 16
+	 * bits are the odd counter's low 16: they take the sign of -left
+	 * first, as the PPR asks, or the pair would wrap only after 2^64
+	 * events and never interrupt.
+	 */
+	if (x86_event_paired(event))
+		x86v.write(hwc->idx + 1, 0xffff);
 	x86v.write(hwc->idx, (u64)-left);
 	return due;
 }
