@@ -16,7 +16,11 @@
  *    gets a ring buffer;
  *  - inherited events bound to a CPU: a child gets a slot, not a copy,
  *    for a CPU it has not run on, and the copy made when it gets there
- *    counts exactly what the child does there.
+ *    counts exactly what the child does there; a child whose slot goes
+ *    wakes the original only while it holds a reference of its own
+ *    (the original's last close may come as soon as the slot is off its
+ *    list: that window is a few instructions wide, too narrow for a
+ *    race test to hit, so the test watches the wakeup with a kprobe).
  *
  * The test thread is bound to one CPU for each case; the cases that need
  * a second CPU skip without one.
@@ -25,6 +29,7 @@
 #include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/completion.h>
+#include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -453,6 +458,120 @@ static void lazy_exit_with_copy_work_queued(struct kunit *test)
 	complete(&x->go);
 }
 
+/*
+ * A parent with an inherited event bound to another CPU forks a child,
+ * which gets a slot for it, and exits: the original's task is gone.  The
+ * child then exits without reaching that CPU; dropping its slot wakes the
+ * original's pollers, and must hold a reference while it does: the test
+ * holds one, the child must hold another.
+ */
+struct lazy_unlink {
+	struct completion forked, parent_done, go, woken;
+	struct perf_event *orig;
+	struct task_struct *child;
+	long refs_at_wakeup;
+	int err;
+};
+
+static struct lazy_unlink *unlink_watch;
+
+static int unlink_wakeup_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct lazy_unlink *u = READ_ONCE(unlink_watch);
+
+	if (u && current == READ_ONCE(u->child) &&
+	    regs_get_kernel_argument(regs, 0) == (unsigned long)u->orig) {
+		u->refs_at_wakeup = atomic_long_read(&u->orig->refcount);
+		complete(&u->woken);
+	}
+	return 0;
+}
+
+static int unlink_child_fn(void *arg)
+{
+	struct lazy_unlink *u = arg;
+
+	WRITE_ONCE(u->child, current);
+	complete(&u->forked);
+	wait_for_completion(&u->go);
+	/* Exits on its CPU: the slot goes without a copy. */
+	do_exit(0);
+}
+
+static int unlink_parent_fn(void *arg)
+{
+	struct lazy_unlink *u = arg;
+
+	wait_for_completion(&u->go);
+	reinit_completion(&u->go);
+	if (kernel_thread(unlink_child_fn, u, "perf_lazy_child", 0) <= 0)
+		u->err = -EAGAIN;
+	else
+		wait_for_completion(&u->forked);
+	complete(&u->parent_done);
+	do_exit(0);
+}
+
+static void lazy_unlink_holds_the_original(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "perf_event_wakeup",
+		.pre_handler = unlink_wakeup_pre,
+	};
+	struct perf_event_attr attr;
+	struct task_struct *parent;
+	struct lazy_unlink *u;
+	int other = other_cpu(test);
+	pid_t pid;
+
+	if (!IS_ENABLED(CONFIG_KPROBES))
+		kunit_skip(test, "the wakeup is watched with a kprobe (CONFIG_KPROBES)");
+	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	init_completion(&u->forked);
+	init_completion(&u->parent_done);
+	init_completion(&u->go);
+	init_completion(&u->woken);
+	u->refs_at_wakeup = -1;
+	pid = kernel_thread(unlink_parent_fn, u, "perf_lazy_parent", 0);
+	KUNIT_ASSERT_GT(test, pid, 0);
+	parent = find_get_task_by_vpid(pid);
+	KUNIT_ASSERT_NOT_NULL(test, parent);
+	/* Both stay on this CPU; the event is for the other. */
+	kattr(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS);
+	attr.inherit = 1;
+	u->orig = perf_event_create_counter(&attr, other, parent,
+					    NULL, NULL, NULL);
+	put_task_struct(parent);
+	if (IS_ERR(u->orig)) {
+		complete(&u->go);
+		wait_for_completion(&u->parent_done);
+		KUNIT_FAIL(test, "create: %ld", PTR_ERR(u->orig));
+		return;
+	}
+	complete(&u->go);
+	wait_for_completion(&u->parent_done);
+	KUNIT_EXPECT_EQ(test, u->err, 0);
+	if (u->err)
+		goto out;
+	/* The parent has gone: the original waits for its last child. */
+	WRITE_ONCE(unlink_watch, u);
+	if (register_kprobe(&kp)) {
+		WRITE_ONCE(unlink_watch, NULL);
+		complete(&u->go);
+		KUNIT_FAIL(test, "no kprobe on perf_event_wakeup");
+		goto out;
+	}
+	complete(&u->go);
+	wait_for_completion(&u->woken);
+	unregister_kprobe(&kp);
+	WRITE_ONCE(unlink_watch, NULL);
+	/* The test's reference, and the child's own while it wakes. */
+	KUNIT_EXPECT_GE(test, u->refs_at_wakeup, 2L);
+out:
+	perf_event_release_kernel(u->orig);
+}
+
 static struct kunit_case perf_kapi_cases[] = {
 	KUNIT_CASE(pause_takes_count_and_resets),
 	KUNIT_CASE(sched_task_while_asked),
@@ -461,6 +580,7 @@ static struct kunit_case perf_kapi_cases[] = {
 	KUNIT_CASE(event_has_the_parts_it_needs),
 	KUNIT_CASE(lazy_copy_counts_after_arrival),
 	KUNIT_CASE(lazy_exit_with_copy_work_queued),
+	KUNIT_CASE(lazy_unlink_holds_the_original),
 	{}
 };
 
