@@ -4,7 +4,7 @@
 PERFVM := tools/testing/perf-vm
 KERNEL ?= all
 
-.PHONY: all run check check-full stock debug kcsan kernel deps prepare selftests patches bench fuzz qemu-pmu clean help
+.PHONY: all run check check-full stock debug kcsan kernel deps prepare selftests patches bench fuzz boot-count qemu-pmu clean help
 
 all: run
 
@@ -20,6 +20,8 @@ help:
 	@echo "make bench    benchmarks, stock against ours"
 	@echo "make fuzz     the perf_event fuzzer (SECONDS=N SEED=S KERNEL=debug|qemu|stock|kcsan SMP=n)"
 	@echo "make qemu-pmu our QEMU: the emulated x86 PMU and a TCG fix (every guest runs on it)"
+	@echo "make boot-count  boot a kernel N times and count how the boots ended"
+	@echo "              (KERNEL=debug|stock-debug|... N=50 PMU=intel PERFVM_QEMU=...)"
 
 deps:
 	@$(PERFVM)/deps.sh
@@ -61,6 +63,9 @@ qemu-pmu:
 fuzz: prepare
 	@SECONDS_=$(SECONDS) SEED=$(SEED) KERNEL=$(if $(filter all,$(KERNEL)),debug,$(KERNEL)) \
 		SMP=$(SMP) $(PERFVM)/fuzz.sh
+
+boot-count: prepare
+	@PMU=$(PMU) $(PERFVM)/boot-count.sh $(if $(filter all,$(KERNEL)),debug,$(KERNEL)) $(or $(N),50)
 
 clean:
 	rm -rf out/build out/vm out/patches out/patches-build

@@ -34,6 +34,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 kernel= smp=2 mem=1024 timeout=600 console= output= append= icount=
 boot_limit=${PERFVM_BOOT_LIMIT:-200}
+# Boots tried before giving up (boot-count.sh counts single boots).
+attempts=${PERFVM_BOOT_ATTEMPTS:-3}
 while getopts "k:s:m:t:c:o:a:I" opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
@@ -161,13 +163,13 @@ boot_once() {
 # A guest that died before it got to its command (an early-boot crash,
 # such as an interrupt racing the IO-APIC set-up under TCG) is booted
 # again too; a crash that is the kernel's own comes back every time.
-for attempt in 1 2 3; do
+for attempt in $(seq "$attempts"); do
 	boot_once
 	if [ "$qrc" -eq 126 ]; then
 		cp "$console" "$console.hung$attempt"
 		echo "vm.sh: the guest did not get to its command within ${boot_limit}s; booting" \
 			"again (console kept in $console.hung$attempt)" >&2
-	elif ! grep -q "perfvm: guest ready" "$console" && [ $attempt -lt 3 ]; then
+	elif ! grep -q "perfvm: guest ready" "$console" && [ "$attempt" -lt "$attempts" ]; then
 		cp "$console" "$console.died$attempt"
 		echo "vm.sh: the guest died before it got to its command (qemu status $qrc);" \
 			"booting again (console kept in $console.died$attempt)" >&2
@@ -186,7 +188,7 @@ if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 	exit 124
 fi
 if [ "$qrc" -eq 126 ]; then
-	echo "vm.sh: the guest did not boot in three attempts (console: $console); its tail:" >&2
+	echo "vm.sh: the guest did not boot in $attempts attempts (console: $console); its tail:" >&2
 	tail -n 15 "$console" >&2
 	exit 125
 fi
