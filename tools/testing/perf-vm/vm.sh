@@ -29,6 +29,10 @@
 # PMU=amd-late and amd-legacy-late are the amd and amd-legacy CPUs whose
 # PMIs arrive late, as Zen's may: each counter's PMI PERFVM_PMI_DELAY
 # (default 5000) retired instructions after its overflow (pmi-delay).
+# PMU=skx, icx, spr and adl are named Intel models, with their part's PMU
+# (qemu-pmu/patches/0014): Skylake-SP (model 0x55), Ice Lake-SP (0x6A),
+# Sapphire Rapids (0x8F) and the hybrid Alder Lake (0x97), whose first
+# half of the vCPUs are P-cores and the others E-cores.
 # PERFVM_QEMU names another QEMU binary.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -85,8 +89,12 @@ esac
 case "${PMU:-none}" in
 # QEMU's max CPU has our PMU on by default (an AMD one under TCG).
 none) cpu=max,pmu=off ;;
-intel|intel-v[1235]|amd|amd-legacy|intel-nomsr|amd-nomsr)
+intel|intel-v[1235]|amd|amd-legacy|intel-nomsr|amd-nomsr|skx|icx|spr|adl)
 	case $PMU in
+	skx) cpu=max,vendor=GenuineIntel,family=6,model=85,stepping=4 ;;
+	icx) cpu=max,vendor=GenuineIntel,family=6,model=106,stepping=6 ;;
+	spr) cpu=max,vendor=GenuineIntel,family=6,model=143,stepping=8 ;;
+	adl) cpu=max,vendor=GenuineIntel,family=6,model=151,stepping=2 ;;
 	intel) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0 ;;
 	# CPUID describes the PMU, its registers raise #GP (pmu-msrs=off).
 	intel-nomsr) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-msrs=off ;;
@@ -98,7 +106,7 @@ intel|intel-v[1235]|amd|amd-legacy|intel-nomsr|amd-nomsr)
 	cpu=$cpu,pmu=on$late
 	;;
 *)
-	echo "vm.sh: PMU must be none, intel, intel-v1/2/3/5, amd, amd-legacy, intel-nomsr, amd-nomsr, amd-late or amd-legacy-late, not '$PMU'" >&2
+	echo "vm.sh: PMU must be none, intel, intel-v1/2/3/5, amd, amd-legacy, intel-nomsr, amd-nomsr, amd-late, amd-legacy-late, skx, icx, spr or adl, not '$PMU'" >&2
 	exit 2
 	;;
 esac
