@@ -181,6 +181,8 @@ paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 # The tests that need a hardware PMU, run on the emulated ones.
 pmu_tests="hw hw_sched hw_config hw_inherit hw_groups hw_nmi kvm_pmu perf_hw.sh
 base_remove_on_exec perf_tool.sh bpftrace_hw.sh"
+# On the named Intel models: theirs.
+model_tests="hw_models hw_hybrid"
 # On a PMU whose PMIs arrive late (AMD's may): the tests of sampling.
 late_tests="hw_nmi hw hw_inherit perf_tool.sh"
 # pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.  Without
@@ -238,6 +240,13 @@ runs_of() {
 		# Each AMD PMI comes 5000 instructions after its overflow.
 		# shellcheck disable=SC2046,SC2086
 		PMU=amd-late run "pmu-amd-late-$k-smp2" "$k" 2 1024 1800 $(paths $late_tests)
+		# Named Intel models, and a hybrid Alder Lake (P-cores and
+		# E-cores): what each model's PMU has, a PMU per core type or
+		# a clean refusal.  A model costs a boot and its own tests.
+		for model in skx icx spr adl; do
+			# shellcheck disable=SC2046,SC2086
+			PMU=$model run "pmu-$model-$k-smp2" "$k" 2 1024 600 $(paths $model_tests)
+		done
 		# For time: the older PMUs on ours only, -icount on stock only.
 		if [ "$k" = qemu ]; then
 			pmu_run "$k" intel-v1
