@@ -85,19 +85,11 @@ static int kmsg_count(int fd, const char *what, char *line, size_t len)
 /* The samples in @rb; PERF_RECORD_LOST and _THROTTLE add to *@lost. */
 static int count_samples(struct perf_rb *rb, int *lost)
 {
-	struct perf_event_header *h;
-	int n = 0;
-
 	if (rb_fetch(rb) < 0)
 		return -1;
-	while ((h = rb_next(rb))) {
-		if (h->type == PERF_RECORD_SAMPLE)
-			n++;
-		else if (h->type == PERF_RECORD_LOST ||
-			 h->type == PERF_RECORD_THROTTLE)
-			(*lost)++;
-	}
-	return n;
+	*lost += rb_count(rb, PERF_RECORD_LOST) +
+		 rb_count(rb, PERF_RECORD_THROTTLE);
+	return rb_count(rb, PERF_RECORD_SAMPLE);
 }
 
 /*

@@ -46,9 +46,8 @@ static inline const char *pmu_kind(void)
 static inline int pmi_late(void)
 {
 	const char *s = getenv("PERFTEST_PMU");
-	size_t n = s ? strlen(s) : 0;
 
-	return n > 5 && !strcmp(s + n - 5, "-late");
+	return s && *s && strcmp(s, pmu_kind());
 }
 
 static inline int pmu_is(const char *kind)
