@@ -191,6 +191,40 @@ static inline int open_user(uint32_t type, uint64_t config, int group_fd,
 }
 
 /*
+ * Where no PMU takes hardware events: the first of the generic hardware
+ * events and a raw one that does not fail to open with ENOENT, written
+ * to @buf, or NULL when every one does.
+ */
+static inline const char *hw_events_not_enoent(char *buf, size_t len)
+{
+	static const struct {
+		uint32_t type;
+		uint64_t config;
+	} ev[] = {
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+		{ PERF_TYPE_RAW, 0xc0 },
+	};
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < ARRAY_SIZE(ev); i++) {
+		fd = open_user(ev[i].type, ev[i].config, -1, 0, 0, 0);
+		if (fd >= 0 || errno != ENOENT) {
+			snprintf(buf, len, "event %u:%llu: %s", ev[i].type,
+				 (unsigned long long)ev[i].config,
+				 fd >= 0 ? "opened" : strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/*
  * The user instructions of one run of spin(@n) between enable and
  * disable: a function of its own, so that every call counts the same
  * instructions around the loop.
