@@ -25,6 +25,7 @@
 # AMD with PerfMonV2 on stock (whose drivers are the reference) and ours,
 # Intel perfmon v1 and legacy AMD on ours; Intel under -icount on stock
 # (PERFTEST_ICOUNT=1 there); and Intel on our debug kernel (not in all).
+# The named Intel models (skx, icx, spr, adl) run only their own tests.
 # Each of these runs but the -icount one ends with a real hard lockup
 # that the NMI watchdog must report.
 #
