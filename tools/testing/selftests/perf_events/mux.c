@@ -119,41 +119,75 @@ TEST_F(mux, two_events_run_all_the_time)
 	}
 }
 
-/* Four events share two counters: each runs about half the time. */
-TEST_F(mux, four_events_share_two_counters)
+/*
+ * One try of four events on two counters for 200 ms: the running times
+ * add up to two counters' worth and are each less than enabled, and each
+ * count, scaled by enabled / running, estimates enabled.  Returns whether
+ * the scaled counts were close; the other checks are hard failures.
+ *
+ * A count is PMU time and time_running is the core's time: the two agree
+ * but for the moments between the core's clock reading and the PMU's at
+ * each rotation.  A vCPU that the host preempts in such a moment, with
+ * interrupts off, adds that time to running only: on a loaded host the
+ * scaled count can fall short once in a while, never on every try.
+ */
+static int four_on_two(struct __test_metadata *_metadata, int type, int last)
 {
 	uint64_t sum = 0, enabled = 0, scaled;
 	struct reading r[4];
-	int fd[4], i;
+	int fd[4], i, close_enough = 1;
 
 	for (i = 0; i < 4; i++) {
-		fd[i] = open_test(self->type, -1, 0, 0, 1);
-		ASSERT_GE(fd[i], 0);
+		fd[i] = open_test(type, -1, 0, 0, 1);
+		if (fd[i] < 0)
+			break;
 	}
+	EXPECT_EQ(4, i);
+	if (i < 4)
+		goto out;
 	/* Enabled together, so all four have the same enabled time. */
-	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_ENABLE));
+	EXPECT_EQ(0, prctl(PR_TASK_PERF_EVENTS_ENABLE));
 	spin_ms(200);
-	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_DISABLE));
+	EXPECT_EQ(0, prctl(PR_TASK_PERF_EVENTS_DISABLE));
 
 	for (i = 0; i < 4; i++) {
-		ASSERT_EQ(0, rd(fd[i], &r[i]));
+		EXPECT_EQ(0, rd(fd[i], &r[i]));
 		enabled += r[i].enabled;
 		sum += r[i].running;
 		EXPECT_GT(r[i].running, 0);
 		EXPECT_LT(r[i].running, r[i].enabled);
+		if (!r[i].running)
+			continue;
 		/* Scaling: count * enabled / running estimates enabled. */
 		scaled = (uint64_t)((double)r[i].count * r[i].enabled / r[i].running);
-		EXPECT_TRUE(within(scaled, r[i].enabled, 10))
+		if (within(scaled, r[i].enabled, 10))
+			continue;
+		close_enough = 0;
+		if (last)
 			TH_LOG("event %d: count %llu enabled %llu running %llu", i,
 			       (unsigned long long)r[i].count,
 			       (unsigned long long)r[i].enabled,
 			       (unsigned long long)r[i].running);
-		close(fd[i]);
 	}
 	/* Two counters were busy the whole time. */
 	EXPECT_TRUE(within(sum, enabled / 4 * 2, 15))
 		TH_LOG("running sum %llu, enabled %llu", (unsigned long long)sum,
 		       (unsigned long long)(enabled / 4));
+out:
+	while (i-- > 0)
+		close(fd[i]);
+	return close_enough;
+}
+
+/* Four events share two counters: each runs about half the time. */
+TEST_F(mux, four_events_share_two_counters)
+{
+	int try;
+
+	for (try = 1; try <= 5; try++)
+		if (four_on_two(_metadata, self->type, try == 5))
+			return;
+	EXPECT_TRUE(0) TH_LOG("the scaled counts missed enabled on five tries");
 }
 
 /* A group needs all its counters at once; one of three never runs. */
