@@ -106,21 +106,35 @@ comms=$(awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { n++ } END { print n + 0 }' allr.out)
 range "record -a: distinct comms" "$comms" 3 1000
 check "record -a: the sleep command" allr.out "% +[0-9]+ +sleep *$"
 check "record -a: a busy task on another CPU" allr.out "perf_tool_targe"
+kill $bg 2>/dev/null
 wait $bg 2>/dev/null
 bg=
 
 # --- top ------------------------------------------------------------------
-# perf top --stdio reads keys from stdin: give it a pipe that stays quiet.
+# perf top --stdio reads keys from stdin: give it a FIFO that stays quiet.
 # Its start-up (reading every task's maps and the kernel's symbols) takes
-# a few seconds on a debug kernel before the first samples arrive.
-# Slow guests (a debug kernel, a busy host) get longer: the runner's
-# PERFTEST_TIMEOUT_SCALE is 2 on an idle host with the small kernel.
+# a few seconds, many on a debug kernel, before the first screen.  It is
+# stopped with SIGINT once a screen lists the busy function, or when it
+# or the busy task ends first (a slow guest gets a longer busy task: the
+# runner's PERFTEST_TIMEOUT_SCALE is 2 on an idle host with the small
+# kernel).
 k=${PERFTEST_TIMEOUT_SCALE:-2}
 "$target" spin $((7000 * k)) >/dev/null &
 bg=$!
-sleep $((7 * k)) | timeout --preserve-status -s INT $((5 * k)) \
-	perf top --stdio -d 1 >top.out 2>&1
+: >top.out
+mkfifo keys
+# A background job of a script starts with SIGINT ignored: give it back.
+env --default-signal=INT perf top --stdio -d 1 <keys >top.out 2>&1 &
+top=$!
+exec 3>keys
+while kill -0 $top 2>/dev/null && kill -0 $bg 2>/dev/null &&
+      ! { grep -q "PerfTop:" top.out && grep -q "\] warm_loop" top.out; }; do
+	sleep 0.5
+done
+kill -INT $top 2>/dev/null
+wait $top
 rc=$?
+exec 3>&-
 kill $bg 2>/dev/null
 wait $bg 2>/dev/null
 bg=
