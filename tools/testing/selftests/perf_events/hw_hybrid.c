@@ -15,7 +15,6 @@
 #include <cpuid.h>
 #include <errno.h>
 #include <sched.h>
-#include <sys/utsname.h>
 #include "../kselftest_harness.h"
 #include "perf_util.h"
 #include "hw_util.h"
@@ -29,14 +28,6 @@ static const char *hybrid_unavailable(void)
 	if (!pmu_is("adl"))
 		return "the guest's CPU is not hybrid (PMU=adl boots an Alder Lake)";
 	return NULL;
-}
-
-static int ours(void)
-{
-	struct utsname u;
-
-	/* This series' kernels name themselves -perfng in their release. */
-	return !uname(&u) && strstr(u.release, "-perfng");
 }
 
 static int pin(int cpu)
@@ -111,7 +102,7 @@ TEST(pmus_per_core_type_count_exactly)
 
 	if (why)
 		SKIP(return, "%s", why);
-	if (access(PMU_DIR "cpu_core", F_OK) && ours())
+	if (access(PMU_DIR "cpu_core", F_OK) && kernel_is_ours())
 		SKIP(return, "this kernel has no PMU per core type yet (issue 33)");
 	for (i = 0; i < 2; i++) {
 		cpu = first_cpu(pmus[i]);

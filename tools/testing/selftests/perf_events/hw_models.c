@@ -14,7 +14,6 @@
 #define _GNU_SOURCE
 #include <cpuid.h>
 #include <errno.h>
-#include <sys/utsname.h>
 #include "../kselftest_harness.h"
 #include "perf_util.h"
 #include "hw_util.h"
@@ -42,14 +41,6 @@ static const struct model *this_model(void)
 		if (pmu_is(models[i].kind))
 			return &models[i];
 	return NULL;
-}
-
-static int ours(void)
-{
-	struct utsname u;
-
-	/* This series' kernels name themselves -perfng in their release. */
-	return !uname(&u) && strstr(u.release, "-perfng");
 }
 
 #define NO_MODEL "not a named Intel model (PMU=skx, icx or spr boots one)"
@@ -91,7 +82,7 @@ TEST(pmu_name_names_the_model)
 	ASSERT_NE(NULL, f);
 	ASSERT_EQ(1, fscanf(f, "%63s", name));
 	fclose(f);
-	if (strcmp(name, m->pmu_name) && ours())
+	if (strcmp(name, m->pmu_name) && kernel_is_ours())
 		SKIP(return, "this kernel has no table for the model yet (issue 33): %s", name);
 	EXPECT_STREQ(m->pmu_name, name);
 }
@@ -120,7 +111,7 @@ TEST(topdown_level1_follows_the_model)
 		SKIP(return, NO_MODEL);
 	if (!m->slots)
 		SKIP(return, "%s has no topdown metrics", m->kind);
-	if (access(CPU_PMU "events/slots", F_OK) && ours())
+	if (access(CPU_PMU "events/slots", F_OK) && kernel_is_ours())
 		SKIP(return, "this kernel has no topdown events yet (issue 33)");
 	ASSERT_EQ(0, read_file_long(CPU_PMU "type", &type));
 	attr.type = type;

@@ -73,6 +73,14 @@ static inline int intel_version(void)
 	return strncmp(k, "intel-v", 7) ? 0 : atoi(k + 7);
 }
 
+/* Whether this is one of this series' kernels (-perfng in the release). */
+static inline int kernel_is_ours(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.release, "-perfng");
+}
+
 /*
  * Whether the tests can run here: NULL when they can, else why not.
  * *@fail is set when that is a failure rather than a skip: the guest has
@@ -80,15 +88,12 @@ static inline int intel_version(void)
  */
 static inline const char *hw_unavailable(int *fail)
 {
-	struct utsname u;
-
 	*fail = 0;
 	if (pmu_is("none"))
 		return "no emulated PMU in this guest (PERFTEST_PMU; PMU=intel or amd boots one)";
 	if (!access("/sys/bus/event_source/devices/cpu/type", F_OK))
 		return NULL;
-	/* This series' kernels name themselves -perfng in their release. */
-	if (!uname(&u) && strstr(u.release, "-perfng"))
+	if (kernel_is_ours())
 		return "this kernel has no driver for this PMU yet (issue 12)";
 	*fail = 1;
 	return "the guest has an emulated PMU, but the kernel registered no \"cpu\" PMU";
