@@ -387,6 +387,45 @@ def bench_table(top):
     return out
 
 
+def tests_section(top):
+    """The cover letter's Tests section: the last make check's totals."""
+    tot = check_totals(top)
+    parts = ["Tests", "-----"]
+    if tot:
+        cpath = os.path.join(top, "out", "check", "commit")
+        on = ""
+        if os.path.exists(cpath):
+            on = f" (on {open(cpath).read().strip()})"
+        parts.append(rewrap("The kselftests (tools/testing/selftests/"
+                            "perf_events), KUnit suites, perf tool and"
+                            " bpftrace scripts and a short fuzz, in QEMU;"
+                            " totals of the last 'make check' run" + on +
+                            ", per kernel, PMU and CPU count (stock is"
+                            " the unmodified 6.12 with the same"
+                            " configuration):"))
+        parts += tot
+    else:
+        parts.append("No 'make check' results were found in out/check.")
+    parts.append("")
+    return parts
+
+
+def refresh_totals(top, out):
+    """Put the totals of the make check that just ended in the cover
+    letter of out/patches, written while its runs went on."""
+    d = os.path.join(out, "patches")
+    covers = sorted(f for f in os.listdir(d) if f.startswith("0000-"))
+    if not covers:
+        die(f"{d}: no cover letter")
+    path = os.path.join(d, covers[0])
+    text = open(path).read()
+    m = re.search(r"^Tests\n-----\n.*?(?=^Benchmarks\n)", text, re.M | re.S)
+    if not m:
+        die(f"{path}: no Tests section")
+    new = "\n".join(tests_section(top)) + "\n"
+    open(path, "w").write(text[:m.start()] + new + text[m.end():])
+
+
 def cover_text(git, tested, top, cover, exceptions):
     doc = git.run("show", f"{tested}:Documentation/userspace-api/"
                   "perf_event.rst")
@@ -406,24 +445,7 @@ def cover_text(git, tested, top, cover, exceptions):
                             " refuses them, with a message:"))
         parts += ["  " + r for r in refused]
         parts.append("")
-    tot = check_totals(top)
-    parts += ["Tests", "-----"]
-    if tot:
-        cpath = os.path.join(top, "out", "check", "commit")
-        on = ""
-        if os.path.exists(cpath):
-            on = f" (on {open(cpath).read().strip()})"
-        parts.append(rewrap("The kselftests (tools/testing/selftests/"
-                            "perf_events), KUnit suites, perf tool and"
-                            " bpftrace scripts and a short fuzz, in QEMU;"
-                            " totals of the last 'make check' run" + on +
-                            ", per kernel, PMU and CPU count (stock is"
-                            " the unmodified 6.12 with the same"
-                            " configuration):"))
-        parts += tot
-    else:
-        parts.append("No 'make check' results were found in out/check.")
-    parts.append("")
+    parts += tests_section(top)
     tab = bench_table(top)
     parts += ["Benchmarks", "----------"]
     if tab:
@@ -586,11 +608,19 @@ def add_replaced_deletions(git, path, parent):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--top", required=True)
-    ap.add_argument("--src", required=True, help="the series git tree")
+    ap.add_argument("--src", help="the series git tree")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--plan", required=True)
-    ap.add_argument("--exceptions", required=True)
+    ap.add_argument("--plan")
+    ap.add_argument("--exceptions")
+    ap.add_argument("--refresh-totals", action="store_true",
+                    help="only put the last make check's totals in the"
+                    " cover letter already written")
     args = ap.parse_args()
+    if args.refresh_totals:
+        refresh_totals(args.top, args.out)
+        return
+    if not (args.src and args.plan and args.exceptions):
+        ap.error("--src, --plan and --exceptions are needed")
 
     git = Git(args.src)
     tested = git.run("rev-parse", "HEAD^{tree}").strip()
