@@ -15,9 +15,10 @@
  * has passed zero.  Reference cycles, which only fixed counter 2 counts,
  * get upstream's pseudo-encoding on a general counter there.
  *
- * The generic events are the architectural ones CPUID reports available;
- * there are no per-model tables yet, so no cache events (ENOENT), as on
- * upstream for a model it does not know.
+ * The generic events are the architectural ones CPUID reports available.
+ * The models with tables of their own (intel_models.c) add their counter
+ * rules, cache events and caps/pmu_name; on any other model there are no
+ * cache events (ENOENT), as on upstream for a model it does not know.
  *
  * Counter indexes are the x86 layer's: general from 0, fixed from 32,
  * which are also their bits in GLOBAL_CTRL and GLOBAL_STATUS.
@@ -40,6 +41,7 @@
 #include <asm/msr.h>
 #include <asm/perf_event.h>
 
+#include "intel_models.h"
 #include "x86_pmu.h"
 
 /* The architectural events in CPUID.0AH:EBX order (a set bit: absent). */
@@ -72,6 +74,7 @@ static u64 intel_fixed __ro_after_init;	/* the fixed ones (bits 32 up) */
 static u64 intel_mask __ro_after_init;	/* counter value mask */
 static bool intel_full_width __ro_after_init;
 static bool intel_v1 __ro_after_init;	/* no global control */
+static const struct intel_model *intel_model __ro_after_init;
 
 static u64 intel_event_map(u64 id)
 {
@@ -89,7 +92,7 @@ static bool has_fixed(int i)
  */
 static u64 intel_constraint(u64 config)
 {
-	u64 code = config & X86_RAW_EVENT_MASK;
+	u64 code = config & X86_RAW_EVENT_MASK, c;
 
 	if (code == REF_CYCLES_CONFIG) {
 		if (intel_v1)
@@ -100,7 +103,16 @@ static u64 intel_constraint(u64 config)
 		return intel_gp | BIT_ULL(X86_ASSIGN_FIXED_BASE);
 	if (code == 0x003c && has_fixed(1))
 		return intel_gp | BIT_ULL(X86_ASSIGN_FIXED_BASE + 1);
+	if (intel_model &&
+	    intel_model_constraint(intel_model, config, intel_gp, intel_fixed, &c))
+		return c;
 	return intel_gp;
+}
+
+static u64 intel_cache_event(unsigned int cache, unsigned int op,
+			     unsigned int result)
+{
+	return intel_model_cache_event(intel_model, cache, op, result);
 }
 
 /*
@@ -113,6 +125,11 @@ static int intel_hw_config(struct perf_event *event)
 {
 	int err;
 
+	if (intel_model) {
+		err = intel_model_check_extra(intel_model, event);
+		if (err)
+			return err;
+	}
 	if (event->attr.type != PERF_TYPE_RAW || intel_v1 ||
 	    !(event->attr.config & ARCH_PERFMON_EVENTSEL_ANY))
 		return 0;
@@ -549,13 +566,16 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	    !rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
 		intel_full_width = caps & INTEL_CAP_FULL_WIDTH_WRITES;
 
-	if (intel_v1)
+	intel_model = intel_v1 ? NULL : intel_model_find();
+	if (intel_model)
+		v->name = intel_model_banner(intel_model);
+	else if (intel_v1)
 		v->name = "generic_arch_v1";
 	else if (eax.split.version_id >= 5)
 		v->name = "generic_arch_v5+";
 	else
 		v->name = "generic_arch_v2+";
-	v->caps_name = v->name;
+	v->caps_name = intel_model ? intel_model_pmu_name(intel_model) : v->name;
 	v->version = eax.split.version_id;
 	v->events_mask = ebx.full;
 	v->events_mask_len = eax.split.mask_length;
@@ -565,6 +585,8 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	v->max_period = intel_full_width ? intel_mask >> 1 : (1ULL << 31) - 1;
 	v->config_mask = X86_RAW_EVENT_MASK;
 	v->event_map = intel_event_map;
+	if (intel_model)
+		v->cache_event = intel_cache_event;
 	v->constraint = intel_constraint;
 	v->hw_config = intel_hw_config;
 	v->enable_all = intel_enable_all;

@@ -3,9 +3,13 @@
  * Named Intel models (PERFTEST_PMU=skx, icx or spr: the emulated
  * Skylake-SP, Ice Lake-SP and Sapphire Rapids).  CPUID describes each
  * part's PMU (version, counters, the topdown slots event); a kernel with
- * the part's tables names it in caps/pmu_name, and on Ice Lake and later
- * counts topdown: fixed counter 3's slots, and the metrics events read
- * from PERF_METRICS in a group led by slots.  The emulated core retires
+ * the part's tables names it in caps/pmu_name, gives its cache events
+ * their encodings (read back from the EVTSELs through the msr driver)
+ * and keeps events off the counters the model does not allow them (seen
+ * in group validation: the emulation does not enforce them), and on Ice
+ * Lake and later counts topdown: fixed counter 3's slots, and the
+ * metrics events read from PERF_METRICS in a group led by slots.  The
+ * emulated core retires
  * one instruction a cycle and leaves the other slots of the cycle
  * backend bound (tools/testing/qemu-pmu/README), so a loop's slots are
  * the pipeline's width times its cycles, a width-th of them retiring and
@@ -45,6 +49,30 @@ static const struct model *this_model(void)
 
 #define NO_MODEL "not a named Intel model (PMU=skx, icx or spr boots one)"
 
+/* The kernel's caps/pmu_name into @name (empty when it has none). */
+static void kernel_pmu_name(char *name, size_t len)
+{
+	char fmt[16];
+	FILE *f = fopen(CPU_PMU "caps/pmu_name", "r");
+
+	name[0] = 0;
+	if (!f)
+		return;
+	snprintf(fmt, sizeof(fmt), "%%%zus", len - 1);
+	if (fscanf(f, fmt, name) != 1)
+		name[0] = 0;
+	fclose(f);
+}
+
+/* Whether the kernel names @m in caps/pmu_name: it has the model's tables. */
+static int names_the_model(const struct model *m)
+{
+	char name[64];
+
+	kernel_pmu_name(name, sizeof(name));
+	return !strcmp(name, m->pmu_name);
+}
+
 TEST(cpuid_describes_the_model)
 {
 	const struct model *m = this_model();
@@ -73,15 +101,12 @@ TEST(cpuid_describes_the_model)
 TEST(pmu_name_names_the_model)
 {
 	const struct model *m = this_model();
-	char name[64] = "";
-	FILE *f;
+	char name[64];
 
 	if (!m)
 		SKIP(return, NO_MODEL);
-	f = fopen(CPU_PMU "caps/pmu_name", "r");
-	ASSERT_NE(NULL, f);
-	ASSERT_EQ(1, fscanf(f, "%63s", name));
-	fclose(f);
+	ASSERT_EQ(0, access(CPU_PMU "caps/pmu_name", R_OK));
+	kernel_pmu_name(name, sizeof(name));
 	if (strcmp(name, m->pmu_name) && kernel_is_ours())
 		SKIP(return, "this kernel has no table for the model yet (issue 33): %s", name);
 	EXPECT_STREQ(m->pmu_name, name);
@@ -155,6 +180,238 @@ TEST(topdown_level1_follows_the_model)
 	for (i = 0; i < ARRAY_SIZE(config); i++)
 		close(fd[i]);
 	close(cfd);
+}
+
+/* Cache events: upstream's encoding for the model, or its errno. */
+struct cache_case {
+	unsigned int cache, op, result;
+	int err;		/* 0: the event opens */
+	uint64_t event;		/* then: the event and umask it programs */
+};
+
+#define L1D	PERF_COUNT_HW_CACHE_L1D
+#define L1I	PERF_COUNT_HW_CACHE_L1I
+#define LL	PERF_COUNT_HW_CACHE_LL
+#define DTLB	PERF_COUNT_HW_CACHE_DTLB
+#define ITLB	PERF_COUNT_HW_CACHE_ITLB
+#define BPU	PERF_COUNT_HW_CACHE_BPU
+#define NODE	PERF_COUNT_HW_CACHE_NODE
+#define RD	PERF_COUNT_HW_CACHE_OP_READ
+#define WR	PERF_COUNT_HW_CACHE_OP_WRITE
+#define PF	PERF_COUNT_HW_CACHE_OP_PREFETCH
+#define ACC	PERF_COUNT_HW_CACHE_RESULT_ACCESS
+#define MISS	PERF_COUNT_HW_CACHE_RESULT_MISS
+
+/*
+ * LL and NODE are offcore response events: they need MSR_OFFCORE_RSP_x,
+ * which the emulated models do not have (a write does not stick), so
+ * upstream refuses them with ENXIO there.
+ */
+static const struct cache_case skx_cache[] = {
+	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0x0151 },
+	{ L1D, WR, ACC, 0, 0x82d0 }, { L1D, WR, MISS, ENOENT },
+	{ L1I, RD, ACC, ENOENT }, { L1I, RD, MISS, 0, 0x0283 },
+	{ L1I, WR, ACC, EINVAL }, { LL, RD, ACC, ENXIO },
+	{ DTLB, RD, MISS, 0, 0x0e08 }, { DTLB, WR, MISS, 0, 0x0e49 },
+	{ ITLB, RD, ACC, 0, 0x2085 }, { ITLB, RD, MISS, 0, 0x0e85 },
+	{ ITLB, PF, ACC, EINVAL }, { BPU, RD, ACC, 0, 0x00c4 },
+	{ BPU, RD, MISS, 0, 0x00c5 }, { BPU, WR, ACC, EINVAL },
+	{ NODE, WR, MISS, ENXIO }, { NODE, PF, ACC, ENOENT },
+	{ }
+};
+
+/* Ice Lake: Skylake's, but no event counts ITLB reads. */
+static const struct cache_case icx_cache[] = {
+	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0x0151 },
+	{ L1I, RD, ACC, ENOENT }, { L1I, RD, MISS, 0, 0x0283 },
+	{ LL, WR, MISS, ENXIO }, { DTLB, WR, ACC, 0, 0x82d0 },
+	{ ITLB, RD, ACC, EINVAL }, { ITLB, RD, MISS, 0, 0x0e85 },
+	{ BPU, RD, ACC, 0, 0x00c4 }, { NODE, RD, ACC, ENXIO },
+	{ }
+};
+
+static const struct cache_case spr_cache[] = {
+	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0xe124 },
+	{ L1D, WR, MISS, ENOENT }, { L1I, RD, ACC, ENOENT },
+	{ L1I, RD, MISS, 0, 0xe424 }, { LL, RD, MISS, ENXIO },
+	{ DTLB, RD, MISS, 0, 0x0e12 }, { DTLB, WR, MISS, 0, 0x0e13 },
+	{ ITLB, RD, ACC, EINVAL }, { ITLB, RD, MISS, 0, 0x0e11 },
+	{ BPU, RD, ACC, 0, 0x04c4 }, { BPU, RD, MISS, 0, 0x04c5 },
+	{ NODE, RD, ACC, ENXIO }, { NODE, WR, ACC, ENOENT },
+	{ }
+};
+
+#define MSR_EVTSEL0	0x186
+#define EVTSEL_EN	(1ULL << 22)
+
+/*
+ * The general counter programmed with @event (event and umask) and
+ * enabled on CPU 0, read through the msr driver: -1 when none is,
+ * -2 when the MSRs cannot be read.
+ */
+static int counter_with(unsigned int gp, uint64_t event)
+{
+	uint64_t sel;
+	unsigned int i;
+	int fd = open("/dev/cpu/0/msr", O_RDONLY);
+
+	if (fd < 0)
+		return -2;
+	for (i = 0; i < gp; i++) {
+		if (pread(fd, &sel, sizeof(sel), MSR_EVTSEL0 + i) != sizeof(sel)) {
+			close(fd);
+			return -2;
+		}
+		if ((sel & 0xffff) == event && (sel & EVTSEL_EN))
+			break;
+	}
+	close(fd);
+	return i < gp ? (int)i : -1;
+}
+
+TEST(cache_events_follow_the_model)
+{
+	const struct model *m = this_model();
+	const struct cache_case *c;
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HW_CACHE,
+		.exclude_hv = 1,
+	};
+	int fd, where, msrs = 1;
+
+	if (!m)
+		SKIP(return, NO_MODEL);
+	c = pmu_is("skx") ? skx_cache : pmu_is("icx") ? icx_cache : spr_cache;
+	if (kernel_is_ours() && !names_the_model(m))
+		SKIP(return, "this kernel has no cache events for the model yet (issue 33)");
+	ASSERT_EQ(0, pin_to_cpu(0));
+	for (; c->cache || c->op || c->result || c->err || c->event; c++) {
+		attr.config = c->cache | c->op << 8 | c->result << 16;
+		fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+		if (c->err) {
+			EXPECT_EQ(-1, fd) TH_LOG("cache event %#llx opens",
+						 (unsigned long long)attr.config);
+			EXPECT_EQ(c->err, errno) TH_LOG("cache event %#llx: %s",
+							(unsigned long long)attr.config,
+							strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		EXPECT_LE(0, fd) TH_LOG("cache event %#llx: %s",
+					(unsigned long long)attr.config, strerror(errno));
+		if (fd < 0)
+			continue;
+		/* Counting now, on this CPU: its EVTSEL has the encoding. */
+		where = msrs ? counter_with(m->gp, c->event) : -2;
+		if (where == -2)
+			msrs = 0;
+		else
+			EXPECT_LE(0, where) TH_LOG("cache event %#llx: no counter has %#llx",
+						   (unsigned long long)attr.config,
+						   (unsigned long long)c->event);
+		close(fd);
+	}
+	if (!msrs)
+		TH_LOG("no /dev/cpu/0/msr: the encodings were not checked");
+}
+
+/*
+ * Counter constraints, seen in group validation: a group whose events
+ * need more of the counters an event may use than there are cannot be
+ * scheduled, and its last member is refused (EINVAL).
+ */
+struct group_case {
+	const char *kind;
+	uint64_t config;
+	unsigned int fit;	/* how many such events one group holds */
+};
+
+static const struct group_case groups[] = {
+	{ "skx", 0x00c4, 4 },	/* BR_INST_RETIRED: any counter */
+	{ "skx", 0x01c0, 1 },	/* INST_RETIRED.PREC_DIST: counter 1 */
+	{ "icx", 0x00c4, 8 },
+	{ "icx", 0x81d0, 4 },	/* MEM_INST_RETIRED: counters 0-3 */
+	{ "icx", 0x0148, 4 },	/* L1D_PEND_MISS: counters 0-3 */
+	{ "spr", 0x00c4, 8 },
+	{ "spr", 0x0148, 4 },	/* below event 0x90: counters 0-3 */
+	{ "spr", 0x012e, 8 },	/* LONGEST_LAT_CACHE: any counter */
+	{ "spr", 0x04a4, 1 },	/* TOPDOWN.BAD_SPEC_SLOTS: counter 0 */
+	{ "spr", 0x81d0, 4 },
+};
+
+TEST(constraints_follow_the_model)
+{
+	const struct model *m = this_model();
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.exclude_hv = 1,
+	};
+	int fd[9], n, err;
+	unsigned int i, j, done = 0;
+	long type;
+
+	if (!m)
+		SKIP(return, NO_MODEL);
+	if (kernel_is_ours() && !names_the_model(m))
+		SKIP(return, "this kernel has no constraints for the model yet (issue 33)");
+	ASSERT_EQ(0, read_file_long(CPU_PMU "type", &type));
+	attr.type = type;
+	for (i = 0; i < ARRAY_SIZE(groups); i++) {
+		if (!pmu_is(groups[i].kind))
+			continue;
+		attr.config = groups[i].config;
+		for (n = 0; n <= (int)groups[i].fit; n++) {
+			attr.disabled = !n;
+			fd[n] = sys_perf_event_open(&attr, 0, -1, n ? fd[0] : -1, 0);
+			err = errno;
+			if (n < (int)groups[i].fit) {
+				ASSERT_LE(0, fd[n]) TH_LOG("%#llx, member %d: %s",
+							   (unsigned long long)attr.config,
+							   n, strerror(err));
+			} else {
+				EXPECT_EQ(-1, fd[n]) TH_LOG("%#llx: member %d fits",
+							    (unsigned long long)attr.config, n);
+				EXPECT_EQ(EINVAL, err);
+			}
+		}
+		for (j = 0; j <= groups[i].fit; j++)
+			if (fd[j] >= 0)
+				close(fd[j]);
+		done++;
+	}
+	EXPECT_LT(0, done);
+}
+
+/*
+ * A raw offcore response event: its config1 is checked against the
+ * register's bits (EINVAL), then the register must take writes, which
+ * the emulated models' do not (ENXIO, as for the LL cache events).
+ */
+TEST(offcore_events_need_their_register)
+{
+	const struct model *m = this_model();
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.exclude_hv = 1,
+	};
+	long type;
+
+	if (!m)
+		SKIP(return, NO_MODEL);
+	if (kernel_is_ours() && !names_the_model(m))
+		SKIP(return, "this kernel has no offcore events for the model yet (issue 33)");
+	ASSERT_EQ(0, read_file_long(CPU_PMU "type", &type));
+	attr.type = type;
+	/* OFFCORE_RESPONSE_0: event 0xb7 before Golden Cove, OCR 0x2a on it. */
+	attr.config = pmu_is("spr") ? 0x012a : 0x01b7;
+	attr.config1 = 0x10001;		/* demand data reads, any response */
+	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
+	EXPECT_EQ(ENXIO, errno);
+	attr.config1 = 1ULL << 63;	/* no such bit */
+	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
+	EXPECT_EQ(EINVAL, errno);
 }
 
 TEST_HARNESS_MAIN

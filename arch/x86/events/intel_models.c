@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Intel models with tables of their own: Skylake, Ice Lake and Sapphire
+ * Rapids cores (client and server parts alike).  What the architectural
+ * description in CPUID leaf 0xA does not say and the Intel SDM's event
+ * lists do:
+ *
+ * - the counters an event may use: many events count only on general
+ *   counters 0 to 3, a few on one counter, and some encodings name a
+ *   fixed counter only (pseudo-encodings with event code 0);
+ * - the encodings of the generic cache events (PERF_TYPE_HW_CACHE);
+ * - the events that need a second register beside their EVTSEL (the
+ *   offcore response, load latency and frontend registers), which are
+ *   not programmed here yet: such events are refused with -ENXIO, the
+ *   errno upstream gives when the register cannot be written (as on
+ *   every emulated CPU so far).
+ *
+ * caps/pmu_name takes upstream's name for the model, which the perf
+ * tool uses to pick its event lists and metrics.
+ *
+ * Locking: none; the tables are constant and the model is chosen once at
+ * boot.
+ */
+#include <linux/perf_event.h>
+
+#include <asm/cpu_device_id.h>
+#include <asm/intel-family.h>
+#include <asm/perf_event.h>
+
+#include "intel_models.h"
+
+/*
+ * A counter rule: events whose config, under @mask, is in @first..@last
+ * (@last 0: just @first) may count on the general counters of @gp and
+ * the fixed counter @fixed (-1: none).  @mask 0xff compares the event code, 0xffff the code and
+ * the unit mask, and 0 the whole raw event (no edge, inverse or
+ * threshold): the rules for the events a fixed counter counts.
+ */
+struct intel_rule {
+	u16 mask, first, last;
+	u8 gp;
+	s8 fixed;
+};
+
+#define ANY_GP	0xff
+
+/* Event codes @a..@b on the general counters of @gp. */
+#define CODES(a, b, g)		{ 0xff, a, b, g, -1 }
+/* Event and unit mask @c (umask << 8 | code) on the counters of @gp. */
+#define EVENT(c, g)		{ 0xffff, c, 0, g, -1 }
+/* Exactly @c: fixed counter @f, and the general ones of @gp. */
+#define FIXED(c, f, g)		{ 0, c, 0, g, f }
+
+static const struct intel_rule skl_rules[] = {
+	EVENT(0x01c0, 0x2),		/* INST_RETIRED.PREC_DIST */
+	CODES(0xcd, 0xcd, 0xf),		/* MEM_TRANS_RETIRED */
+	CODES(0xc6, 0xc6, 0xf),		/* FRONTEND_RETIRED */
+	CODES(0xd0, 0xd2, 0xf),		/* MEM_INST and MEM_LOAD_*_RETIRED */
+	{ }
+};
+
+static const struct intel_rule icl_rules[] = {
+	FIXED(0x01c0, 0, ANY_GP),	/* INST_RETIRED.PREC_DIST, old code */
+	FIXED(0x0100, 0, 0),		/* INST_RETIRED.PREC_DIST */
+	FIXED(0x0400, 3, 0),		/* TOPDOWN.SLOTS */
+	CODES(0x03, 0x0a, 0xf),
+	CODES(0x1f, 0x28, 0xf),
+	CODES(0x32, 0x32, 0xf),
+	CODES(0x48, 0x56, 0xf),
+	CODES(0x60, 0x8b, 0xf),
+	EVENT(0x04a3, ANY_GP),		/* CYCLE_ACTIVITY.STALLS_TOTAL */
+	EVENT(0x10a3, ANY_GP),		/* CYCLE_ACTIVITY.CYCLES_MEM_ANY */
+	EVENT(0x14a3, ANY_GP),		/* CYCLE_ACTIVITY.STALLS_MEM_ANY */
+	CODES(0xa3, 0xa3, 0xf),		/* the other CYCLE_ACTIVITY */
+	CODES(0xa8, 0xb0, 0xf),
+	CODES(0xb7, 0xbd, 0xf),
+	CODES(0xd0, 0xe6, 0xf),
+	CODES(0xef, 0xf4, 0xf),
+	{ }
+};
+
+/* Golden Cove: Sapphire Rapids' cores. */
+static const struct intel_rule glc_rules[] = {
+	FIXED(0x0100, 0, 0),		/* INST_RETIRED.PREC_DIST */
+	FIXED(0x013c, 2, ANY_GP),	/* CPU_CLK_UNHALTED.REF_TSC_P */
+	FIXED(0x0400, 3, 0),		/* TOPDOWN.SLOTS */
+	CODES(0x2e, 0x2e, ANY_GP),	/* LONGEST_LAT_CACHE */
+	CODES(0x3c, 0x3c, ANY_GP),	/* CPU_CLK_UNHALTED */
+	CODES(0x01, 0x8f, 0xf),		/* below 0x90: counters 0-3 */
+	EVENT(0x01a3, 0xf),
+	EVENT(0x02a3, 0xf),
+	EVENT(0x08a3, 0xf),
+	EVENT(0x04a4, 0x1),		/* TOPDOWN.BAD_SPEC_SLOTS */
+	EVENT(0x08a4, 0x1),		/* TOPDOWN.BR_MISPREDICT_SLOTS */
+	EVENT(0x02cd, 0x1),		/* MEM_TRANS_RETIRED.STORE_SAMPLE */
+	CODES(0xce, 0xce, 0x1),		/* AMX_OPS_RETIRED */
+	CODES(0xd0, 0xdf, 0xf),
+	CODES(0x90, 0xfe, ANY_GP),
+	{ }
+};
+
+/*
+ * The registers beside the EVTSEL, by the event and unit mask that use
+ * them, with the bits of config1 each takes (beyond them: -EINVAL).
+ */
+struct intel_extra {
+	u16 event;
+	u64 valid;
+};
+
+static const struct intel_extra skl_extra[] = {
+	{ 0x01b7, 0x3fffff8fffULL },	/* MSR_OFFCORE_RSP_0 */
+	{ 0x01bb, 0x3fffff8fffULL },	/* MSR_OFFCORE_RSP_1 */
+	{ 0x01cd, 0xffff },		/* MSR_PEBS_LD_LAT_THRESHOLD */
+	{ 0x01c6, 0x7fff17 },		/* MSR_PEBS_FRONTEND */
+	{ }
+};
+
+static const struct intel_extra icl_extra[] = {
+	{ 0x01b7, 0x3fffffbfffULL },
+	{ 0x01bb, 0x3fffffbfffULL },
+	{ 0x01cd, 0xffff },
+	{ 0x01c6, 0x7fff17 },
+	{ }
+};
+
+static const struct intel_extra glc_extra[] = {
+	{ 0x012a, 0x3fffffffffULL },	/* MSR_OFFCORE_RSP_0 */
+	{ 0x012b, 0x3fffffffffULL },	/* MSR_OFFCORE_RSP_1 */
+	{ 0x01cd, 0xffff },
+	{ 0x01c6, 0x7fff1f },		/* MSR_PEBS_FRONTEND */
+	{ 0x40ad, 0x7 },
+	{ 0x04c2, 0x8 },
+	{ }
+};
+
+/*
+ * Cache events: [cache][operation][result], 0 for none (-ENOENT) and
+ * X86_CACHE_INVALID for one the cache cannot have (-EINVAL).
+ */
+typedef u64 intel_cache_table[PERF_COUNT_HW_CACHE_MAX][PERF_COUNT_HW_CACHE_OP_MAX]
+			     [PERF_COUNT_HW_CACHE_RESULT_MAX];
+
+#define RD	PERF_COUNT_HW_CACHE_OP_READ
+#define WR	PERF_COUNT_HW_CACHE_OP_WRITE
+#define PF	PERF_COUNT_HW_CACHE_OP_PREFETCH
+#define NONE	X86_CACHE_INVALID
+/* Both results of an operation: { access, miss }. */
+#define AM(a, m)	{ a, m }
+
+static const intel_cache_table skl_cache = {
+	[PERF_COUNT_HW_CACHE_L1D] = {
+		/* MEM_INST_RETIRED.ALL_LOADS and ALL_STORES; L1D.REPLACEMENT */
+		[RD] = AM(0x81d0, 0x0151), [WR] = AM(0x82d0, 0),
+	},
+	[PERF_COUNT_HW_CACHE_L1I] = {
+		[RD] = AM(0, 0x0283),	/* ICACHE_64B.IFTAG_MISS */
+		[WR] = AM(NONE, NONE),
+	},
+	/* The offcore response event; refused until it is programmed. */
+	[PERF_COUNT_HW_CACHE_LL] = {
+		[RD] = AM(0x01b7, 0x01b7), [WR] = AM(0x01b7, 0x01b7),
+	},
+	[PERF_COUNT_HW_CACHE_DTLB] = {
+		[RD] = AM(0x81d0, 0x0e08), [WR] = AM(0x82d0, 0x0e49),
+	},
+	[PERF_COUNT_HW_CACHE_ITLB] = {
+		[RD] = AM(0x2085, 0x0e85),
+		[WR] = AM(NONE, NONE), [PF] = AM(NONE, NONE),
+	},
+	[PERF_COUNT_HW_CACHE_BPU] = {
+		/* BR_INST_RETIRED.ALL_BRANCHES, BR_MISP_RETIRED.ALL_BRANCHES */
+		[RD] = AM(0x00c4, 0x00c5),
+		[WR] = AM(NONE, NONE), [PF] = AM(NONE, NONE),
+	},
+	[PERF_COUNT_HW_CACHE_NODE] = {
+		[RD] = AM(0x01b7, 0x01b7), [WR] = AM(0x01b7, 0x01b7),
+	},
+};
+
+static const intel_cache_table glc_cache = {
+	[PERF_COUNT_HW_CACHE_L1D] = {
+		/* misses: L1D.REPLACEMENT's successor, MEM_LOAD_RETIRED */
+		[RD] = AM(0x81d0, 0xe124), [WR] = AM(0x82d0, 0),
+	},
+	[PERF_COUNT_HW_CACHE_L1I] = {
+		[RD] = AM(0, 0xe424), [WR] = AM(NONE, NONE),
+	},
+	[PERF_COUNT_HW_CACHE_LL] = {
+		/* OCR (event 0x2a) with its offcore response register */
+		[RD] = AM(0x012a, 0x012a), [WR] = AM(0x012a, 0x012a),
+	},
+	[PERF_COUNT_HW_CACHE_DTLB] = {
+		[RD] = AM(0x81d0, 0x0e12), [WR] = AM(0x82d0, 0x0e13),
+	},
+	[PERF_COUNT_HW_CACHE_ITLB] = {
+		[RD] = AM(NONE, 0x0e11),
+		[WR] = AM(NONE, NONE), [PF] = AM(NONE, NONE),
+	},
+	[PERF_COUNT_HW_CACHE_BPU] = {
+		[RD] = AM(0x04c4, 0x04c5),
+		[WR] = AM(NONE, NONE), [PF] = AM(NONE, NONE),
+	},
+	[PERF_COUNT_HW_CACHE_NODE] = {
+		[RD] = AM(0x012a, 0x012a),
+	},
+};
+
+/**
+ * struct intel_model - what one family of cores adds to leaf 0xA
+ * @pmu_name: upstream's name for it, in caps/pmu_name
+ * @banner: the boot log's name for its events
+ * @rules: counter rules, first match wins; events no rule names may use
+ *	every general counter
+ * @extra: events that need a register beside the EVTSEL
+ * @cache: the cache events
+ * @no_itlb_reads: no event counts ITLB reads (Ice Lake, on Skylake's table)
+ */
+struct intel_model {
+	const char *pmu_name;
+	const char *banner;
+	const struct intel_rule *rules;
+	const struct intel_extra *extra;
+	const intel_cache_table *cache;
+	bool no_itlb_reads;
+};
+
+static const struct intel_model skylake = {
+	"skylake", "Skylake events", skl_rules, skl_extra, &skl_cache,
+};
+
+static const struct intel_model icelake = {
+	"icelake", "Icelake events", icl_rules, icl_extra, &skl_cache, true,
+};
+
+static const struct intel_model sapphire_rapids = {
+	"sapphire_rapids", "Sapphire Rapids events", glc_rules, glc_extra,
+	&glc_cache,
+};
+
+static const struct x86_cpu_id intel_model_ids[] = {
+	X86_MATCH_VFM(INTEL_SKYLAKE_X, &skylake),
+	X86_MATCH_VFM(INTEL_SKYLAKE_L, &skylake),
+	X86_MATCH_VFM(INTEL_SKYLAKE, &skylake),
+	X86_MATCH_VFM(INTEL_KABYLAKE_L, &skylake),
+	X86_MATCH_VFM(INTEL_KABYLAKE, &skylake),
+	X86_MATCH_VFM(INTEL_COMETLAKE_L, &skylake),
+	X86_MATCH_VFM(INTEL_COMETLAKE, &skylake),
+	X86_MATCH_VFM(INTEL_ICELAKE_X, &icelake),
+	X86_MATCH_VFM(INTEL_ICELAKE_D, &icelake),
+	X86_MATCH_VFM(INTEL_ICELAKE_L, &icelake),
+	X86_MATCH_VFM(INTEL_ICELAKE, &icelake),
+	X86_MATCH_VFM(INTEL_TIGERLAKE_L, &icelake),
+	X86_MATCH_VFM(INTEL_TIGERLAKE, &icelake),
+	X86_MATCH_VFM(INTEL_ROCKETLAKE, &icelake),
+	X86_MATCH_VFM(INTEL_SAPPHIRERAPIDS_X, &sapphire_rapids),
+	X86_MATCH_VFM(INTEL_EMERALDRAPIDS_X, &sapphire_rapids),
+	{}
+};
+
+/**
+ * intel_model_find - the boot CPU's model tables
+ *
+ * Return: the model, or NULL when this driver has no tables for it (the
+ * architectural description alone is used then).
+ */
+const struct intel_model *intel_model_find(void)
+{
+	const struct x86_cpu_id *id = x86_match_cpu(intel_model_ids);
+
+	return id ? (const struct intel_model *)id->driver_data : NULL;
+}
+
+/**
+ * intel_model_pmu_name - upstream's name of the model's PMU
+ * @m: the model
+ *
+ * Return: the name caps/pmu_name shows.
+ */
+const char *intel_model_pmu_name(const struct intel_model *m)
+{
+	return m->pmu_name;
+}
+
+/**
+ * intel_model_banner - the boot log's name of the model's events
+ * @m: the model
+ *
+ * Return: the name.
+ */
+const char *intel_model_banner(const struct intel_model *m)
+{
+	return m->banner;
+}
+
+/**
+ * intel_model_constraint - the counters the model lets an event use
+ * @m: the model
+ * @config: the event's raw config (event, umask and the other EVTSEL bits)
+ * @gp: the general counters there are (bits from 0)
+ * @fixed: the fixed counters there are (bits from %X86_ASSIGN_FIXED_BASE)
+ * @counters: set to the counters the event may use, when a rule names it
+ *
+ * Return: whether a rule of the model names the event.
+ */
+bool intel_model_constraint(const struct intel_model *m, u64 config, u64 gp,
+			    u64 fixed, u64 *counters)
+{
+	const struct intel_rule *r;
+	u64 code, c;
+
+	for (r = m->rules; r->mask || r->first; r++) {
+		code = r->mask ? config & r->mask : config & X86_RAW_EVENT_MASK;
+		if (code < r->first || code > max(r->first, r->last))
+			continue;
+		c = r->gp & gp;
+		if (r->fixed >= 0)
+			c |= fixed & BIT_ULL(X86_ASSIGN_FIXED_BASE + r->fixed);
+		*counters = c;
+		return true;
+	}
+	return false;
+}
+
+/**
+ * intel_model_cache_event - a cache event's config on the model
+ * @m: the model
+ * @cache: PERF_COUNT_HW_CACHE_*, in range
+ * @op: PERF_COUNT_HW_CACHE_OP_*, in range
+ * @result: PERF_COUNT_HW_CACHE_RESULT_*, in range
+ *
+ * Return: the config, 0 when the model has no such event, or
+ * %X86_CACHE_INVALID when the cache cannot have it.
+ */
+u64 intel_model_cache_event(const struct intel_model *m, unsigned int cache,
+			    unsigned int op, unsigned int result)
+{
+	if (m->no_itlb_reads && cache == PERF_COUNT_HW_CACHE_ITLB &&
+	    op == PERF_COUNT_HW_CACHE_OP_READ &&
+	    result == PERF_COUNT_HW_CACHE_RESULT_ACCESS)
+		return X86_CACHE_INVALID;
+	return (*m->cache)[cache][op][result];
+}
+
+/**
+ * intel_model_check_extra - refuse an event that needs a second register
+ * @m: the model
+ * @event: the event, its hw.config set
+ *
+ * An event whose event and unit mask take an extra register (offcore
+ * response, load latency, frontend) is refused: -EINVAL when config1
+ * has bits the register does not, else -ENXIO, as upstream refuses it
+ * when the register cannot be written; this driver does not program
+ * those registers yet.
+ *
+ * Return: 0 when the event needs no extra register, else the errno.
+ */
+int intel_model_check_extra(const struct intel_model *m,
+			    struct perf_event *event)
+{
+	u64 code = event->hw.config & (ARCH_PERFMON_EVENTSEL_EVENT |
+				       ARCH_PERFMON_EVENTSEL_UMASK);
+	const struct intel_extra *e;
+
+	for (e = m->extra; e->event; e++) {
+		if (e->event != code)
+			continue;
+		/* A cache event's config1 is the driver's, not the user's. */
+		if (event->attr.type != PERF_TYPE_HW_CACHE &&
+		    event->attr.config1 & ~e->valid)
+			return -EINVAL;
+		return -ENXIO;
+	}
+	return 0;
+}

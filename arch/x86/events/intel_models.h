@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The Intel models with tables of their own (intel_models.c), for the
+ * Intel driver (intel.c).
+ */
+#ifndef _X86_EVENTS_INTEL_MODELS_H
+#define _X86_EVENTS_INTEL_MODELS_H
+
+#include "x86_pmu.h"
+
+struct intel_model;
+
+const struct intel_model *intel_model_find(void);
+const char *intel_model_pmu_name(const struct intel_model *m);
+const char *intel_model_banner(const struct intel_model *m);
+bool intel_model_constraint(const struct intel_model *m, u64 config, u64 gp,
+			    u64 fixed, u64 *counters);
+u64 intel_model_cache_event(const struct intel_model *m, unsigned int cache,
+			    unsigned int op, unsigned int result);
+int intel_model_check_extra(const struct intel_model *m,
+			    struct perf_event *event);
+
+#endif
