@@ -24,17 +24,79 @@
 
 #define CPU_PMU "/sys/bus/event_source/devices/cpu/"
 
+/* Cache events: upstream's encoding for the model, or its errno. */
+struct cache_case {
+	unsigned int cache, op, result;
+	int err;		/* 0: the event opens */
+	uint64_t event;		/* then: the event and umask it programs */
+};
+
+#define L1D	PERF_COUNT_HW_CACHE_L1D
+#define L1I	PERF_COUNT_HW_CACHE_L1I
+#define LL	PERF_COUNT_HW_CACHE_LL
+#define DTLB	PERF_COUNT_HW_CACHE_DTLB
+#define ITLB	PERF_COUNT_HW_CACHE_ITLB
+#define BPU	PERF_COUNT_HW_CACHE_BPU
+#define NODE	PERF_COUNT_HW_CACHE_NODE
+#define RD	PERF_COUNT_HW_CACHE_OP_READ
+#define WR	PERF_COUNT_HW_CACHE_OP_WRITE
+#define PF	PERF_COUNT_HW_CACHE_OP_PREFETCH
+#define ACC	PERF_COUNT_HW_CACHE_RESULT_ACCESS
+#define MISS	PERF_COUNT_HW_CACHE_RESULT_MISS
+
+/*
+ * LL and NODE are offcore response events: they need MSR_OFFCORE_RSP_x,
+ * which the emulated models do not have (a write does not stick), so
+ * upstream refuses them with ENXIO there.
+ */
+static const struct cache_case skx_cache[] = {
+	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0x0151 },
+	{ L1D, WR, ACC, 0, 0x82d0 }, { L1D, WR, MISS, ENOENT },
+	{ L1I, RD, ACC, ENOENT }, { L1I, RD, MISS, 0, 0x0283 },
+	{ L1I, WR, ACC, EINVAL }, { LL, RD, ACC, ENXIO },
+	{ DTLB, RD, MISS, 0, 0x0e08 }, { DTLB, WR, MISS, 0, 0x0e49 },
+	{ ITLB, RD, ACC, 0, 0x2085 }, { ITLB, RD, MISS, 0, 0x0e85 },
+	{ ITLB, PF, ACC, EINVAL }, { BPU, RD, ACC, 0, 0x00c4 },
+	{ BPU, RD, MISS, 0, 0x00c5 }, { BPU, WR, ACC, EINVAL },
+	{ NODE, WR, MISS, ENXIO }, { NODE, PF, ACC, ENOENT },
+	{ }
+};
+
+/* Ice Lake: Skylake's, but no event counts ITLB reads. */
+static const struct cache_case icx_cache[] = {
+	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0x0151 },
+	{ L1I, RD, ACC, ENOENT }, { L1I, RD, MISS, 0, 0x0283 },
+	{ LL, WR, MISS, ENXIO }, { DTLB, WR, ACC, 0, 0x82d0 },
+	{ ITLB, RD, ACC, EINVAL }, { ITLB, RD, MISS, 0, 0x0e85 },
+	{ BPU, RD, ACC, 0, 0x00c4 }, { NODE, RD, ACC, ENXIO },
+	{ }
+};
+
+static const struct cache_case spr_cache[] = {
+	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0xe124 },
+	{ L1D, WR, MISS, ENOENT }, { L1I, RD, ACC, ENOENT },
+	{ L1I, RD, MISS, 0, 0xe424 }, { LL, RD, MISS, ENXIO },
+	{ DTLB, RD, MISS, 0, 0x0e12 }, { DTLB, WR, MISS, 0, 0x0e13 },
+	{ ITLB, RD, ACC, EINVAL }, { ITLB, RD, MISS, 0, 0x0e11 },
+	{ BPU, RD, ACC, 0, 0x04c4 }, { BPU, RD, MISS, 0, 0x04c5 },
+	{ NODE, RD, ACC, ENXIO }, { NODE, WR, ACC, ENOENT },
+	{ }
+};
+
 struct model {
 	const char *kind;
 	unsigned int model, version, gp, fixed;
 	unsigned int slots;		/* topdown slots a cycle; 0: none */
 	const char *pmu_name;		/* upstream's caps/pmu_name */
+	const struct cache_case *cache;	/* its cache events */
+	uint64_t offcore;		/* OFFCORE_RESPONSE_0's event and umask */
 };
 
+/* OFFCORE_RESPONSE_0: event 0xb7 before Golden Cove, OCR 0x2a on it. */
 static const struct model models[] = {
-	{ "skx", 0x55, 4, 4, 3, 0, "skylake" },
-	{ "icx", 0x6a, 5, 8, 4, 5, "icelake" },
-	{ "spr", 0x8f, 5, 8, 4, 6, "sapphire_rapids" },
+	{ "skx", 0x55, 4, 4, 3, 0, "skylake", skx_cache, 0x01b7 },
+	{ "icx", 0x6a, 5, 8, 4, 5, "icelake", icx_cache, 0x01b7 },
+	{ "spr", 0x8f, 5, 8, 4, 6, "sapphire_rapids", spr_cache, 0x012a },
 };
 
 static const struct model *this_model(void)
@@ -182,65 +244,6 @@ TEST(topdown_level1_follows_the_model)
 	close(cfd);
 }
 
-/* Cache events: upstream's encoding for the model, or its errno. */
-struct cache_case {
-	unsigned int cache, op, result;
-	int err;		/* 0: the event opens */
-	uint64_t event;		/* then: the event and umask it programs */
-};
-
-#define L1D	PERF_COUNT_HW_CACHE_L1D
-#define L1I	PERF_COUNT_HW_CACHE_L1I
-#define LL	PERF_COUNT_HW_CACHE_LL
-#define DTLB	PERF_COUNT_HW_CACHE_DTLB
-#define ITLB	PERF_COUNT_HW_CACHE_ITLB
-#define BPU	PERF_COUNT_HW_CACHE_BPU
-#define NODE	PERF_COUNT_HW_CACHE_NODE
-#define RD	PERF_COUNT_HW_CACHE_OP_READ
-#define WR	PERF_COUNT_HW_CACHE_OP_WRITE
-#define PF	PERF_COUNT_HW_CACHE_OP_PREFETCH
-#define ACC	PERF_COUNT_HW_CACHE_RESULT_ACCESS
-#define MISS	PERF_COUNT_HW_CACHE_RESULT_MISS
-
-/*
- * LL and NODE are offcore response events: they need MSR_OFFCORE_RSP_x,
- * which the emulated models do not have (a write does not stick), so
- * upstream refuses them with ENXIO there.
- */
-static const struct cache_case skx_cache[] = {
-	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0x0151 },
-	{ L1D, WR, ACC, 0, 0x82d0 }, { L1D, WR, MISS, ENOENT },
-	{ L1I, RD, ACC, ENOENT }, { L1I, RD, MISS, 0, 0x0283 },
-	{ L1I, WR, ACC, EINVAL }, { LL, RD, ACC, ENXIO },
-	{ DTLB, RD, MISS, 0, 0x0e08 }, { DTLB, WR, MISS, 0, 0x0e49 },
-	{ ITLB, RD, ACC, 0, 0x2085 }, { ITLB, RD, MISS, 0, 0x0e85 },
-	{ ITLB, PF, ACC, EINVAL }, { BPU, RD, ACC, 0, 0x00c4 },
-	{ BPU, RD, MISS, 0, 0x00c5 }, { BPU, WR, ACC, EINVAL },
-	{ NODE, WR, MISS, ENXIO }, { NODE, PF, ACC, ENOENT },
-	{ }
-};
-
-/* Ice Lake: Skylake's, but no event counts ITLB reads. */
-static const struct cache_case icx_cache[] = {
-	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0x0151 },
-	{ L1I, RD, ACC, ENOENT }, { L1I, RD, MISS, 0, 0x0283 },
-	{ LL, WR, MISS, ENXIO }, { DTLB, WR, ACC, 0, 0x82d0 },
-	{ ITLB, RD, ACC, EINVAL }, { ITLB, RD, MISS, 0, 0x0e85 },
-	{ BPU, RD, ACC, 0, 0x00c4 }, { NODE, RD, ACC, ENXIO },
-	{ }
-};
-
-static const struct cache_case spr_cache[] = {
-	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0xe124 },
-	{ L1D, WR, MISS, ENOENT }, { L1I, RD, ACC, ENOENT },
-	{ L1I, RD, MISS, 0, 0xe424 }, { LL, RD, MISS, ENXIO },
-	{ DTLB, RD, MISS, 0, 0x0e12 }, { DTLB, WR, MISS, 0, 0x0e13 },
-	{ ITLB, RD, ACC, EINVAL }, { ITLB, RD, MISS, 0, 0x0e11 },
-	{ BPU, RD, ACC, 0, 0x04c4 }, { BPU, RD, MISS, 0, 0x04c5 },
-	{ NODE, RD, ACC, ENXIO }, { NODE, WR, ACC, ENOENT },
-	{ }
-};
-
 #define MSR_EVTSEL0	0x186
 #define EVTSEL_EN	(1ULL << 22)
 
@@ -282,7 +285,7 @@ TEST(cache_events_follow_the_model)
 
 	if (!m)
 		SKIP(return, NO_MODEL);
-	c = pmu_is("skx") ? skx_cache : pmu_is("icx") ? icx_cache : spr_cache;
+	c = m->cache;
 	if (kernel_is_ours() && !names_the_model(m))
 		SKIP(return, "this kernel has no cache events for the model yet (issue 33)");
 	ASSERT_EQ(0, pin_to_cpu(0));
@@ -404,8 +407,7 @@ TEST(offcore_events_need_their_register)
 		SKIP(return, "this kernel has no offcore events for the model yet (issue 33)");
 	ASSERT_EQ(0, read_file_long(CPU_PMU "type", &type));
 	attr.type = type;
-	/* OFFCORE_RESPONSE_0: event 0xb7 before Golden Cove, OCR 0x2a on it. */
-	attr.config = pmu_is("spr") ? 0x012a : 0x01b7;
+	attr.config = m->offcore;
 	attr.config1 = 0x10001;		/* demand data reads, any response */
 	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
 	EXPECT_EQ(ENXIO, errno);
