@@ -723,7 +723,8 @@ void perf_group_attach(struct perf_event *event)
 
 /*
  * Unlink @event from its group.  A leader's siblings each become a group
- * of their own, keeping their state; those on the PMU stay there.
+ * of their own, keeping their state (but for those that need a leader,
+ * which go to the error state); those on the PMU stay there.
  */
 static void perf_group_detach(struct perf_event *event)
 {
@@ -753,6 +754,15 @@ static void perf_group_detach(struct perf_event *event)
 	}
 
 	list_for_each_entry_safe(sibling, tmp, &event->sibling_list, sibling_list) {
+		/*
+		 * One that cannot count without its leader (PERF_EV_CAP_SIBLING:
+		 * a topdown metric) is taken off and fails for good.
+		 */
+		if (sibling->event_caps & PERF_EV_CAP_SIBLING) {
+			if (sibling->state == PERF_EVENT_STATE_ACTIVE)
+				event_sched_out(sibling, sibling->pmu_ctx);
+			perf_event_set_state(sibling, PERF_EVENT_STATE_ERROR);
+		}
 		list_del_init(&sibling->sibling_list);
 		sibling->group_leader = sibling;
 		sibling->group_caps = sibling->event_caps;
