@@ -39,7 +39,7 @@ void perf_get_x86_pmu_capability(struct x86_pmu_capability *cap)
 		return;
 	cap->version = v->version;
 	cap->num_counters_gp = hweight32(lower_32_bits(v->counters));
-	cap->num_counters_fixed = hweight32(upper_32_bits(v->counters));
+	cap->num_counters_fixed = hweight64(v->counters & X86_FIXED_MASK);
 	/* One width for both kinds, as the general counters have. */
 	cap->bit_width_gp = cap->num_counters_gp ? v->width : 0;
 	cap->bit_width_fixed = cap->num_counters_fixed ? v->width : 0;

@@ -19,7 +19,11 @@
  * -left, left being what remains of the period (max_period for counting
  * events), so it overflows when the period is over; the PMI (an NMI
  * through the local APIC's LVTPC) folds the count, starts the next
- * period and hands the sample to perf_event_overflow().
+ * period and hands the sample to perf_event_overflow().  Counters a
+ * vendor reads only together (X86_EVENT_FOLDED: Intel's topdown) start
+ * from 0 instead, and are folded into their events' counts all at once
+ * by the vendor, with the counters stopped, whenever one of them is
+ * read, starts or stops, or one of their overflow bits is set.
  *
  * User space may read a counter with rdpmc when it has mapped the event
  * (the rdpmc knob in sysfs: 0 never, 1 with a mapped event, 2 always):
@@ -112,13 +116,58 @@ static bool x86_event_paired(struct perf_event *event)
 	return event->hw.flags & X86_EVENT_PAIR;
 }
 
-/* Fold what the counter counted since the last fold into the count. */
+static bool x86_event_folded(struct perf_event *event)
+{
+	return event->hw.flags & X86_EVENT_FOLDED;
+}
+
+/* Of @counters, those given to folded events. */
+static u64 x86_folded(struct x86_cpu_pmu *c, u64 counters)
+{
+	u64 m = counters & x86v.fold_counters, which = 0;
+	int idx;
+
+	for (; m; m &= m - 1) {
+		idx = __ffs64(m);
+		if (c->placed[idx] && x86_event_folded(c->placed[idx]))
+			which |= BIT_ULL(idx);
+	}
+	return which;
+}
+
+/*
+ * Fold the counts of the running folded events, the counters stopped
+ * meanwhile.  In the PMI, and between pmu_disable() and pmu_enable(),
+ * they are already; elsewhere they are stopped here (marked disabled,
+ * so that a PMI in between leaves them so).
+ */
+static void x86_fold(struct x86_cpu_pmu *c)
+{
+	bool on = !c->disabled && !in_nmi();
+
+	if (on) {
+		c->disabled = true;
+		x86v.disable_all();
+	}
+	x86v.fold(c->placed, x86_folded(c, c->running), 0);
+	if (on) {
+		c->disabled = false;
+		x86v.enable_all(x86v.counters);
+	}
+}
+
+/*
+ * Fold what the counter counted since the last fold into the count.  A
+ * folded event's count is folded with the others' (x86_fold()) instead.
+ */
 static void x86_event_update(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	int shift = 64 - x86v.width;
 	u64 prev = local64_read(&hwc->prev_count), now, delta;
 
+	if (x86_event_folded(event))
+		return;
 	do {
 		now = x86v.read(hwc->idx);
 	} while (!local64_try_cmpxchg(&hwc->prev_count, &prev, now));
@@ -177,7 +226,10 @@ static void cpu_start(struct perf_event *event, int flags)
 
 	if (WARN_ON_ONCE(hwc->idx < 0 || !(hwc->state & PERF_HES_STOPPED)))
 		return;
-	if (flags & PERF_EF_RELOAD) {
+	if (x86_event_folded(event)) {
+		/* The others' counts so far, and its counter from 0. */
+		x86_fold(c);
+	} else if (flags & PERF_EF_RELOAD) {
 		WARN_ON_ONCE(!(hwc->state & PERF_HES_UPTODATE));
 		x86_set_period(event);
 	}
@@ -195,6 +247,9 @@ static void cpu_stop(struct perf_event *event, int flags)
 	struct hw_perf_event *hwc = &event->hw;
 
 	if (!(hwc->state & PERF_HES_STOPPED)) {
+		/* Its count (and the others') up to now. */
+		if (x86_event_folded(event))
+			x86_fold(c);
 		x86v.disable(event);
 		c->running &= ~BIT_ULL(hwc->idx);
 		hwc->state |= PERF_HES_STOPPED;
@@ -207,7 +262,11 @@ static void cpu_stop(struct perf_event *event, int flags)
 
 static void cpu_read(struct perf_event *event)
 {
-	if (!(event->hw.state & PERF_HES_UPTODATE))
+	if (event->hw.state & PERF_HES_UPTODATE)
+		return;
+	if (x86_event_folded(event))
+		x86_fold(this_cpu_ptr(&x86_cpu_pmu));
+	else
 		x86_event_update(event);
 }
 
@@ -551,7 +610,7 @@ static int cpu_event_init(struct perf_event *event)
 		return -EINVAL;
 	hwc->idx = -1;
 	hwc->last_cpu = -1;
-	if (READ_ONCE(rdpmc_mode))
+	if (READ_ONCE(rdpmc_mode) && !x86_event_folded(event))
 		hwc->flags |= PERF_EVENT_FLAG_USER_READ_CNT;
 
 	if (!is_sampling_event(event)) {
@@ -736,7 +795,7 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
 	struct perf_sample_data data;
-	u64 start = pmi_clock(), status;
+	u64 start = pmi_clock(), status, fold = 0;
 	int handled = 0, loops = 0, idx;
 	bool due;
 
@@ -759,6 +818,12 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 			status &= status - 1;
 			handled++;
 			ev = c->placed[idx];
+			/* A folding counter wrapped: fold, once for all. */
+			if ((BIT_ULL(idx) & x86v.fold_counters) &&
+			    (!ev || x86_event_folded(ev))) {
+				fold |= BIT_ULL(idx);
+				continue;
+			}
 			if (!ev || !(c->running & BIT_ULL(idx)))
 				continue;
 			x86_event_update(ev);
@@ -771,6 +836,10 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 					      ended : ev->hw.last_period);
 			if (perf_event_overflow(ev, &data, regs))
 				cpu_stop(ev, 0);
+		}
+		if (fold) {
+			x86v.fold(c->placed, x86_folded(c, c->running), fold);
+			fold = 0;
 		}
 		status = x86v.status();
 	}
@@ -881,6 +950,10 @@ X86_EVENT_ATTR("ref-cycles", REF_CPU_CYCLES);
 X86_EVENT_ATTR("stalled-cycles-frontend", STALLED_CYCLES_FRONTEND);
 X86_EVENT_ATTR("stalled-cycles-backend", STALLED_CYCLES_BACKEND);
 
+#define X86_GENERIC_EVENTS	10
+/* The most events/ files a vendor adds: topdown's slots and 8 metrics. */
+#define X86_VENDOR_EVENTS	9
+
 static struct attribute *x86_event_attrs[] = {
 	&x86_attr_CPU_CYCLES.attr.attr,
 	&x86_attr_INSTRUCTIONS.attr.attr,
@@ -892,16 +965,19 @@ static struct attribute *x86_event_attrs[] = {
 	&x86_attr_REF_CPU_CYCLES.attr.attr,
 	&x86_attr_STALLED_CYCLES_FRONTEND.attr.attr,
 	&x86_attr_STALLED_CYCLES_BACKEND.attr.attr,
-	NULL,
+	/* Room for the vendor's events (x86v.events), and the end. */
+	[X86_GENERIC_EVENTS ... X86_GENERIC_EVENTS + X86_VENDOR_EVENTS] = NULL,
 };
 
-/* Only the events the PMU has. */
+/* The generic events the PMU has, and the vendor's. */
 static umode_t x86_event_visible(struct kobject *kobj, struct attribute *attr,
 				 int i)
 {
 	struct perf_pmu_events_attr *pa =
 		container_of(attr, struct perf_pmu_events_attr, attr.attr);
 
+	if (i >= X86_GENERIC_EVENTS)
+		return attr->mode;
 	return x86v.event_map(pa->id) ? attr->mode : 0;
 }
 
@@ -1074,7 +1150,7 @@ bool __init x86_counter_msr_works(u32 msr)
 
 static int __init x86_pmu_init(void)
 {
-	int err = -ENODEV;
+	int err = -ENODEV, i;
 
 	if (IS_ENABLED(CONFIG_CPU_SUP_INTEL) &&
 	    boot_cpu_data.x86_vendor == X86_VENDOR_INTEL)
@@ -1089,6 +1165,11 @@ static int __init x86_pmu_init(void)
 	}
 	x86_format_group.attrs = x86v.format;
 	x86_vendor_group.attrs = x86v.attrs;
+	for (i = 0; x86v.events && x86v.events[i]; i++) {
+		if (WARN_ON_ONCE(i == X86_VENDOR_EVENTS))
+			break;
+		x86_event_attrs[X86_GENERIC_EVENTS + i] = x86v.events[i];
+	}
 	x86_pmu_ready = true;
 
 	err = register_nmi_handler(NMI_LOCAL, x86_pmi, 0, "PMI");
@@ -1105,7 +1186,7 @@ static int __init x86_pmu_init(void)
 	}
 	pr_info("perf: %s, %d general and %d fixed counters of %d bits\n",
 		x86v.name, hweight32(lower_32_bits(x86v.counters)),
-		hweight32(upper_32_bits(x86v.counters)), x86v.width);
+		(int)hweight64(x86v.counters & X86_FIXED_MASK), x86v.width);
 	return 0;
 }
 early_initcall(x86_pmu_init);

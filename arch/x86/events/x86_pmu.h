@@ -16,6 +16,21 @@
  */
 #define X86_EVENT_PAIR		BIT(0)
 
+/*
+ * hw.flags of an event whose counter the vendor reads together with
+ * others (set by the vendor's hw_config): Intel's topdown, where the
+ * slots of fixed counter 3 and the shares PERF_METRICS gives of them are
+ * read and cleared at once.  Such a counter starts from 0, not -period;
+ * its count is folded by the vendor's fold() for all of them together,
+ * whenever one of them is read, starts or stops; it does not sample and
+ * user space does not read it with rdpmc (index 0 in the control page).
+ */
+#define X86_EVENT_FOLDED	BIT(1)
+
+/* The fixed counters' indexes, and the pseudo-counters' above them. */
+#define X86_FIXED_MASK		GENMASK_ULL(47, X86_ASSIGN_FIXED_BASE)
+#define X86_METRIC_BASE		48
+
 /**
  * struct x86_vendor - what a vendor driver tells the x86 layer
  * @name: the PMU's name in the boot log
@@ -58,6 +73,13 @@
  * @guest_msrs: what a hypervisor switches at guest entry and exit so that
  *	host-only events stop in the guest and guest-only ones count only
  *	there (optional: NULL when the counters' controls do it)
+ * @fold_counters: the counters that %X86_EVENT_FOLDED events may take,
+ *	and whose overflow bit calls for a fold (0: none)
+ * @fold: add to the count of each event of @placed whose counter is in
+ *	@which what it counted since the last fold, and clear the counters
+ *	of @fold_counters; @wrapped: the counters that overflowed since
+ *	(their width is added).  Called with the counters stopped.
+ * @events: the vendor's own sysfs events/ files (optional)
  *
  * The hooks run with interrupts off on the CPU whose counters they touch.
  */
@@ -90,6 +112,9 @@ struct x86_vendor {
 	struct attribute **attrs;
 	void (*cpu_starting)(void);
 	struct perf_guest_switch_msr *(*guest_msrs)(int *nr);
+	u64 fold_counters;
+	void (*fold)(struct perf_event *const *placed, u64 which, u64 wrapped);
+	struct attribute **events;
 };
 
 /* What cache_event() returns for an operation a cache cannot have. */
