@@ -42,6 +42,7 @@
 #include <asm/perf_event.h>
 
 #include "intel_models.h"
+#include "intel_topdown.h"
 #include "x86_pmu.h"
 
 /* The architectural events in CPUID.0AH:EBX order (a set bit: absent). */
@@ -71,6 +72,7 @@ static u64 intel_events[PERF_COUNT_HW_MAX] __ro_after_init;
 static bool intel_any_thread __ro_after_init;	/* AnyThread is there */
 static u64 intel_gp __ro_after_init;	/* the general counters */
 static u64 intel_fixed __ro_after_init;	/* the fixed ones (bits 32 up) */
+static u64 intel_topdown __ro_after_init; /* slots and metrics (intel_topdown.c) */
 static u64 intel_mask __ro_after_init;	/* counter value mask */
 static bool intel_full_width __ro_after_init;
 static bool intel_v1 __ro_after_init;	/* no global control */
@@ -103,6 +105,8 @@ static u64 intel_constraint(u64 config)
 		return intel_gp | BIT_ULL(X86_ASSIGN_FIXED_BASE);
 	if (code == 0x003c && has_fixed(1))
 		return intel_gp | BIT_ULL(X86_ASSIGN_FIXED_BASE + 1);
+	if (intel_topdown && intel_topdown_constraint(config, &c))
+		return c;
 	if (intel_model &&
 	    intel_model_constraint(intel_model, config, intel_gp, intel_fixed, &c))
 		return c;
@@ -125,6 +129,11 @@ static int intel_hw_config(struct perf_event *event)
 {
 	int err;
 
+	if (intel_topdown) {
+		err = intel_topdown_hw_config(event);
+		if (err)
+			return err;
+	}
 	if (intel_model) {
 		err = intel_model_check_extra(intel_model, event);
 		if (err)
@@ -193,6 +202,12 @@ static void intel_v1_switch_all(struct intel_cpu *ic, bool off)
 		intel_v1_write(ic, __ffs64(s));
 }
 
+/* GLOBAL_CTRL's (or GLOBAL_STATUS's) bits for counter indexes. */
+static u64 intel_ctrl(u64 counters)
+{
+	return intel_topdown ? intel_topdown_ctrl(counters) : counters;
+}
+
 static void intel_enable_all(u64 counters)
 {
 	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
@@ -202,7 +217,7 @@ static void intel_enable_all(u64 counters)
 		return;
 	}
 	ic->global = counters;
-	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, counters & ~ic->guest_only);
+	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, intel_ctrl(counters & ~ic->guest_only));
 }
 
 static void intel_disable_all(void)
@@ -233,7 +248,8 @@ static void intel_guest_bits(int idx, bool guest_only, bool host_only)
 	ic->host_only = host_only ? ic->host_only | bit : ic->host_only & ~bit;
 	/* Changed with the PMU on: the host's gate changes now. */
 	if (ic->global && ic->guest_only != was)
-		wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, ic->global & ~ic->guest_only);
+		wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL,
+		       intel_ctrl(ic->global & ~ic->guest_only));
 }
 
 /*
@@ -270,8 +286,8 @@ static struct perf_guest_switch_msr *intel_guest_msrs(int *nr)
 		return intel_v1_guest_msrs(nr);
 
 	m->msr = MSR_CORE_PERF_GLOBAL_CTRL;
-	m->host = ic->global & ~ic->guest_only;
-	m->guest = ic->global & ~ic->host_only;
+	m->host = intel_ctrl(ic->global & ~ic->guest_only);
+	m->guest = intel_ctrl(ic->global & ~ic->host_only);
 	*nr = 1;
 	return m;
 }
@@ -308,6 +324,9 @@ static void intel_enable(struct perf_event *event)
 		       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
 		return;
 	}
+	/* A metric counts with fixed counter 3 and GLOBAL_CTRL's bit. */
+	if (idx >= X86_METRIC_BASE)
+		return;
 	if (hwc->config & ARCH_PERFMON_EVENTSEL_OS)
 		bits |= 1;
 	if (hwc->config & ARCH_PERFMON_EVENTSEL_USR)
@@ -333,7 +352,7 @@ static void intel_disable(struct perf_event *event)
 	}
 	if (idx < X86_ASSIGN_FIXED_BASE)
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + idx, event->hw.config);
-	else
+	else if (idx < X86_METRIC_BASE)
 		intel_fixed_ctrl(idx - X86_ASSIGN_FIXED_BASE, 0);
 }
 
@@ -341,6 +360,9 @@ static u64 intel_read(int idx)
 {
 	u64 v;
 
+	/* The metrics are folded (intel_topdown.c), never read alone. */
+	if (idx >= X86_METRIC_BASE)
+		return 0;
 	if (idx >= X86_ASSIGN_FIXED_BASE)
 		rdpmcl((1 << 30) | (idx - X86_ASSIGN_FIXED_BASE), v);
 	else
@@ -377,7 +399,8 @@ static u64 intel_status(void)
 		 */
 		if (status & GLOBAL_STATUS_TRACE_TOPAPMI)
 			perf_guest_handle_intel_pt_intr();
-		return status & (intel_gp | intel_fixed | GLOBAL_STATUS_TRACE_TOPAPMI);
+		return status & (intel_gp | intel_fixed | intel_topdown |
+				 GLOBAL_STATUS_TRACE_TOPAPMI);
 	}
 	for (s = ic->v1_started; s; s &= s - 1) {
 		idx = __ffs64(s);
@@ -391,11 +414,17 @@ static void intel_ack(u64 status)
 {
 	/* Version 1 has no status to clear: a new period clears the bit. */
 	if (!intel_v1)
-		wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, status);
+		wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, intel_ctrl(status));
 }
 
 static void intel_write(int idx, u64 val)
 {
+	/* The metrics have one register, which only clears (to 0). */
+	if (idx >= X86_METRIC_BASE) {
+		if (idx == X86_METRIC_BASE && !val)
+			wrmsrl(MSR_PERF_METRICS, 0);
+		return;
+	}
 	if (idx >= X86_ASSIGN_FIXED_BASE)
 		wrmsrl(MSR_ARCH_PERFMON_FIXED_CTR0 + idx - X86_ASSIGN_FIXED_BASE,
 		       val & intel_mask);
@@ -511,7 +540,7 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	union cpuid10_edx edx;
 	unsigned int fixed_bitmap, i, n_fixed;
 	bool deprecated;
-	u64 caps;
+	u64 caps = 0;
 
 	if (!boot_cpu_has(X86_FEATURE_ARCH_PERFMON))
 		return -ENODEV;
@@ -563,10 +592,20 @@ int __init intel_arch_probe(struct x86_vendor *v)
 		intel_format[ARRAY_SIZE(intel_format) - 2] = &format_attr_any.attr;
 
 	if (boot_cpu_has(X86_FEATURE_PDCM) &&
-	    !rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
-		intel_full_width = caps & INTEL_CAP_FULL_WIDTH_WRITES;
+	    rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
+		caps = 0;
+	intel_full_width = caps & INTEL_CAP_FULL_WIDTH_WRITES;
 
 	intel_model = intel_v1 ? NULL : intel_model_find();
+	/*
+	 * Fixed counter 3 counts slots, which only the models with topdown
+	 * tables know to use (and not the generic description).
+	 */
+	if (intel_model && intel_model_topdown(intel_model) >= 0 &&
+	    (edx.split.num_counters_fixed > 3 ||
+	     (eax.split.version_id >= 5 && (fixed_bitmap & BIT(3)))))
+		intel_topdown = intel_topdown_probe(intel_model_topdown(intel_model),
+						    caps, intel_mask, v);
 	if (intel_model)
 		v->name = intel_model_banner(intel_model);
 	else if (intel_v1)
@@ -579,7 +618,7 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	v->version = eax.split.version_id;
 	v->events_mask = ebx.full;
 	v->events_mask_len = eax.split.mask_length;
-	v->counters = intel_gp | intel_fixed;
+	v->counters = intel_gp | intel_fixed | intel_topdown;
 	v->width = eax.split.bit_width;
 	/* Half the counter, or what a 32-bit write can start it at. */
 	v->max_period = intel_full_width ? intel_mask >> 1 : (1ULL << 31) - 1;

@@ -215,6 +215,8 @@ static const intel_cache_table glc_cache = {
  * @extra: events that need a register beside the EVTSEL
  * @cache: the cache events
  * @no_itlb_reads: no event counts ITLB reads (Ice Lake, on Skylake's table)
+ * @metrics: the topdown metric events the cores have with PERF_METRICS,
+ *	or -1 when they have no slots counter (fixed counter 3)
  */
 struct intel_model {
 	const char *pmu_name;
@@ -223,19 +225,20 @@ struct intel_model {
 	const struct intel_extra *extra;
 	const intel_cache_table *cache;
 	bool no_itlb_reads;
+	s8 metrics;
 };
 
 static const struct intel_model skylake = {
-	"skylake", "Skylake events", skl_rules, skl_extra, &skl_cache,
+	"skylake", "Skylake events", skl_rules, skl_extra, &skl_cache, false, -1,
 };
 
 static const struct intel_model icelake = {
-	"icelake", "Icelake events", icl_rules, icl_extra, &skl_cache, true,
+	"icelake", "Icelake events", icl_rules, icl_extra, &skl_cache, true, 4,
 };
 
 static const struct intel_model sapphire_rapids = {
 	"sapphire_rapids", "Sapphire Rapids events", glc_rules, glc_extra,
-	&glc_cache,
+	&glc_cache, false, 8,
 };
 
 static const struct x86_cpu_id intel_model_ids[] = {
@@ -291,6 +294,18 @@ const char *intel_model_pmu_name(const struct intel_model *m)
 const char *intel_model_banner(const struct intel_model *m)
 {
 	return m->banner;
+}
+
+/**
+ * intel_model_topdown - the model's topdown
+ * @m: the model
+ *
+ * Return: how many metric events its cores have with PERF_METRICS (4 or
+ * 8), or -1 when they have no slots counter.
+ */
+int intel_model_topdown(const struct intel_model *m)
+{
+	return m->metrics;
 }
 
 /**
