@@ -87,6 +87,7 @@ struct model {
 	const char *kind;
 	unsigned int model, version, gp, fixed;
 	unsigned int slots;		/* topdown slots a cycle; 0: none */
+	unsigned int metrics;		/* topdown metric events */
 	const char *pmu_name;		/* upstream's caps/pmu_name */
 	const struct cache_case *cache;	/* its cache events */
 	uint64_t offcore;		/* OFFCORE_RESPONSE_0's event and umask */
@@ -94,9 +95,9 @@ struct model {
 
 /* OFFCORE_RESPONSE_0: event 0xb7 before Golden Cove, OCR 0x2a on it. */
 static const struct model models[] = {
-	{ "skx", 0x55, 4, 4, 3, 0, "skylake", skx_cache, 0x01b7 },
-	{ "icx", 0x6a, 5, 8, 4, 5, "icelake", icx_cache, 0x01b7 },
-	{ "spr", 0x8f, 5, 8, 4, 6, "sapphire_rapids", spr_cache, 0x012a },
+	{ "skx", 0x55, 4, 4, 3, 0, 0, "skylake", skx_cache, 0x01b7 },
+	{ "icx", 0x6a, 5, 8, 4, 5, 4, "icelake", icx_cache, 0x01b7 },
+	{ "spr", 0x8f, 5, 8, 4, 6, 8, "sapphire_rapids", spr_cache, 0x012a },
 };
 
 static const struct model *this_model(void)
@@ -174,6 +175,45 @@ TEST(pmu_name_names_the_model)
 	EXPECT_STREQ(m->pmu_name, name);
 }
 
+/* The event and unit mask of topdown metric @i (0 up). */
+#define TD_METRIC(i)	(0x8000ULL + 0x100ULL * (i))
+#define TD_SLOTS	0x0400ULL
+
+/* The metrics' events/ names, in PERF_METRICS' byte order. */
+static const char *const td_names[] = {
+	"topdown-retiring", "topdown-bad-spec", "topdown-fe-bound",
+	"topdown-be-bound", "topdown-heavy-ops", "topdown-br-mispredict",
+	"topdown-fetch-lat", "topdown-mem-bound",
+};
+
+/* The first line of sysfs file @path into @buf; 0, or -1. */
+static int read_line(const char *path, char *buf, int len)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = !!fgets(buf, len, f);
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/*
+ * Why a topdown test cannot run on @m, or NULL.  Our kernel without
+ * topdown skips (the issue); stock has it on every such model.
+ */
+static const char *no_topdown(const struct model *m)
+{
+	if (!m)
+		return NO_MODEL;
+	if (!m->slots)
+		return "the model has no topdown metrics";
+	if (access(CPU_PMU "events/slots", F_OK) && kernel_is_ours())
+		return "this kernel has no topdown events yet (issue 33)";
+	return NULL;
+}
+
 /*
  * Slots leading retiring, bad speculation, frontend and backend bound:
  * slots is the width times the loop's cycles, retiring a width-th.
@@ -194,12 +234,8 @@ TEST(topdown_level1_follows_the_model)
 	long type;
 	unsigned int i;
 
-	if (!m)
-		SKIP(return, NO_MODEL);
-	if (!m->slots)
-		SKIP(return, "%s has no topdown metrics", m->kind);
-	if (access(CPU_PMU "events/slots", F_OK) && kernel_is_ours())
-		SKIP(return, "this kernel has no topdown events yet (issue 33)");
+	if (no_topdown(m))
+		SKIP(return, "%s", no_topdown(m));
 	ASSERT_EQ(0, read_file_long(CPU_PMU "type", &type));
 	attr.type = type;
 	for (i = 0; i < ARRAY_SIZE(config); i++) {
@@ -242,6 +278,196 @@ TEST(topdown_level1_follows_the_model)
 	for (i = 0; i < ARRAY_SIZE(config); i++)
 		close(fd[i]);
 	close(cfd);
+}
+
+/* slots and the model's metrics in events/, with upstream's encodings. */
+TEST(topdown_events_in_sysfs)
+{
+	const struct model *m = this_model();
+	char path[128], want[64], got[64];
+	unsigned int i;
+
+	if (no_topdown(m))
+		SKIP(return, "%s", no_topdown(m));
+	ASSERT_EQ(0, read_line(CPU_PMU "events/slots", got, sizeof(got)));
+	EXPECT_STREQ("event=0x00,umask=0x4\n", got);
+	for (i = 0; i < ARRAY_SIZE(td_names); i++) {
+		snprintf(path, sizeof(path), CPU_PMU "events/%s", td_names[i]);
+		if (i >= m->metrics) {
+			EXPECT_NE(0, access(path, F_OK)) TH_LOG("%s is there", path);
+			continue;
+		}
+		snprintf(want, sizeof(want), "event=0x00,umask=0x%x\n", 0x80 + i);
+		ASSERT_EQ(0, read_line(path, got, sizeof(got))) TH_LOG("%s", path);
+		EXPECT_STREQ(want, got);
+	}
+}
+
+/* Open @config in the cpu PMU, counting user space, in group @group. */
+static int open_td(long type, uint64_t config, uint64_t period, int group)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = type,
+		.config = config,
+		.sample_period = period,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = group < 0,
+		.read_format = PERF_FORMAT_GROUP,
+	};
+
+	return sys_perf_event_open(&attr, 0, -1, group, 0);
+}
+
+/* An open that must have failed with EINVAL. */
+static void refused(struct __test_metadata *_metadata, int fd, const char *what)
+{
+	int err = errno;
+
+	EXPECT_EQ(-1, fd) TH_LOG("%s opens", what);
+	if (fd >= 0)
+		close(fd);
+	else
+		EXPECT_EQ(EINVAL, err) TH_LOG("%s: %s", what, strerror(err));
+}
+
+/*
+ * Upstream's rules: a metric needs a counting slots leader and does not
+ * sample; neither takes filters or config1; each metric once a group.
+ */
+TEST(topdown_group_rules)
+{
+	const struct model *m = this_model();
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int slots, cycles, fd;
+	long type;
+
+	if (no_topdown(m))
+		SKIP(return, "%s", no_topdown(m));
+	ASSERT_EQ(0, read_file_long(CPU_PMU "type", &type));
+
+	refused(_metadata, open_td(type, TD_METRIC(0), 0, -1), "a metric leading");
+	cycles = open_td(type, 0x003c, 0, -1);
+	ASSERT_LE(0, cycles);
+	refused(_metadata, open_td(type, TD_METRIC(0), 0, cycles), "a metric under cycles");
+	close(cycles);
+
+	/* A sampling slots event opens, but takes no metrics. */
+	slots = open_td(type, TD_SLOTS, 100000, -1);
+	ASSERT_LE(0, slots) TH_LOG("sampling slots: %s", strerror(errno));
+	refused(_metadata, open_td(type, TD_METRIC(0), 0, slots), "a metric under sampling slots");
+	close(slots);
+
+	slots = open_td(type, TD_SLOTS, 0, -1);
+	ASSERT_LE(0, slots);
+	refused(_metadata, open_td(type, TD_METRIC(1), 1000, slots), "a sampling metric");
+	refused(_metadata, open_td(type, TD_METRIC(1) | (1ULL << 24), 0, slots),
+		"a metric with a threshold");
+	fd = open_td(type, TD_METRIC(3), 0, slots);
+	ASSERT_LE(0, fd) TH_LOG("be-bound: %s", strerror(errno));
+	refused(_metadata, open_td(type, TD_METRIC(3), 0, slots), "a metric twice");
+	close(fd);
+	/* A code past the model's metrics is an ordinary event. */
+	if (m->metrics < 8) {
+		fd = open_td(type, TD_METRIC(m->metrics), 0, slots);
+		EXPECT_LE(0, fd) TH_LOG("%#llx: %s",
+					(unsigned long long)TD_METRIC(m->metrics),
+					strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	close(slots);
+
+	refused(_metadata, open_td(type, TD_SLOTS | (1ULL << 18), 0, -1), "slots with edge");
+	attr.type = type;
+	attr.config = TD_SLOTS;
+	attr.config1 = 1;
+	refused(_metadata, sys_perf_event_open(&attr, 0, -1, -1, 0), "slots with config1");
+}
+
+/* A metric whose slots leader is closed fails for good: read() gives 0. */
+TEST(topdown_metric_needs_its_leader)
+{
+	const struct model *m = this_model();
+	uint64_t buf[8];
+	int slots, fd;
+	long type;
+
+	if (no_topdown(m))
+		SKIP(return, "%s", no_topdown(m));
+	ASSERT_EQ(0, read_file_long(CPU_PMU "type", &type));
+	slots = open_td(type, TD_SLOTS, 0, -1);
+	ASSERT_LE(0, slots);
+	fd = open_td(type, TD_METRIC(0), 0, slots);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(slots, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
+	spin(10000);
+	close(slots);
+	EXPECT_EQ(0, read(fd, buf, sizeof(buf)));
+	spin(10000);
+	EXPECT_EQ(0, read(fd, buf, sizeof(buf)));
+	close(fd);
+}
+
+/*
+ * Slots and metrics across reads and context switches: the loop runs in
+ * chunks with a sleep between, and is read halfway.  Every part of the
+ * slots is counted once, and each metric keeps its share of them.
+ */
+TEST(topdown_across_reads_and_switches)
+{
+	const struct model *m = this_model();
+	uint64_t a[1 + 5], b[1 + 5], slots, ret, be;
+	unsigned int metric[] = { 0, 3 };
+	int fd[3], i, half;
+	long type;
+
+	if (no_topdown(m))
+		SKIP(return, "%s", no_topdown(m));
+	ASSERT_EQ(0, read_file_long(CPU_PMU "type", &type));
+	fd[0] = open_td(type, TD_SLOTS, 0, -1);
+	ASSERT_LE(0, fd[0]);
+	for (i = 0; i < 2; i++) {
+		fd[1 + i] = open_td(type, TD_METRIC(metric[i]), 0, fd[0]);
+		ASSERT_LE(0, fd[1 + i]);
+	}
+	ASSERT_EQ(0, ioctl(fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
+	for (half = 0; half < 2; half++) {
+		for (i = 0; i < 10; i++) {
+			spin(100000);
+			usleep(100);
+		}
+		ASSERT_LT(0, read(fd[0], half ? b : a, sizeof(a)));
+	}
+	ASSERT_EQ(0, ioctl(fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+	ASSERT_EQ(3, a[0]);
+	TH_LOG("halfway: slots %llu, retiring %llu, be %llu; end: %llu, %llu, %llu",
+	       (unsigned long long)a[1], (unsigned long long)a[2],
+	       (unsigned long long)a[3], (unsigned long long)b[1],
+	       (unsigned long long)b[2], (unsigned long long)b[3]);
+	/* Halfway two million loop cycles, at the end four. */
+	EXPECT_GE(a[1], m->slots * 2000000ULL);
+	EXPECT_LT(a[1], m->slots * 2020000ULL);
+	EXPECT_GE(b[1], m->slots * 4000000ULL);
+	EXPECT_LT(b[1], m->slots * 4040000ULL);
+	/* Counts only grow. */
+	EXPECT_LE(a[2], b[2]);
+	EXPECT_LE(a[3], b[3]);
+	/* Shares: a width-th retiring, the rest backend bound (1/255, and 1 a fold). */
+	slots = b[1];
+	ret = b[2];
+	be = b[3];
+	EXPECT_LE(ret, slots / m->slots + slots / 255 + 100);
+	EXPECT_GE(ret + slots / 255 + 100, slots / m->slots);
+	EXPECT_LE(be, slots - slots / m->slots + slots / 255 + 100);
+	EXPECT_GE(be + slots / 255 + 100, slots - slots / m->slots);
+	for (i = 0; i < 3; i++)
+		close(fd[i]);
 }
 
 #define MSR_EVTSEL0	0x186
