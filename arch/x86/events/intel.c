@@ -442,7 +442,10 @@ PMU_FORMAT_ATTR(inv, "config:23");
 PMU_FORMAT_ATTR(cmask, "config:24-31");
 PMU_FORMAT_ATTR(any, "config:21");
 
-/* The last slot takes "any" from version 2, unless version 5 deprecates it. */
+/*
+ * The EVTSEL's fields; then "any" from version 2 unless version 5
+ * deprecates it, and a model's fields of config1 (intel_add_format()).
+ */
 static struct attribute *intel_format[] = {
 	&format_attr_event.attr,
 	&format_attr_umask.attr,
@@ -450,9 +453,34 @@ static struct attribute *intel_format[] = {
 	&format_attr_pc.attr,
 	&format_attr_inv.attr,
 	&format_attr_cmask.attr,
-	NULL,
-	NULL,
+	[6 ... 10] = NULL,
 };
+
+static void __init intel_add_format(struct attribute *attr)
+{
+	unsigned int i = 0;
+
+	while (intel_format[i])
+		i++;
+	if (!WARN_ON_ONCE(i + 1 >= ARRAY_SIZE(intel_format)))
+		intel_format[i] = attr;
+}
+
+/* The model's events/ files, then topdown's. */
+static struct attribute *intel_event_files[17];
+
+static void __init intel_add_events(struct attribute **attrs)
+{
+	unsigned int i = 0;
+
+	while (intel_event_files[i])
+		i++;
+	for (; attrs && *attrs; attrs++, i++) {
+		if (WARN_ON_ONCE(i + 1 >= ARRAY_SIZE(intel_event_files)))
+			return;
+		intel_event_files[i] = *attrs;
+	}
+}
 
 /*
  * freeze_on_smi: IA32_DEBUGCTL.FREEZE_PERFMON_ON_SMM on every CPU.  As
@@ -589,7 +617,7 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	deprecated = eax.split.version_id >= 5 && edx.split.anythread_deprecated;
 	intel_any_thread = eax.split.version_id >= 3;
 	if (!intel_v1 && !deprecated)
-		intel_format[ARRAY_SIZE(intel_format) - 2] = &format_attr_any.attr;
+		intel_add_format(&format_attr_any.attr);
 
 	if (boot_cpu_has(X86_FEATURE_PDCM) &&
 	    rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
@@ -606,6 +634,20 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	     (eax.split.version_id >= 5 && (fixed_bitmap & BIT(3)))))
 		intel_topdown = intel_topdown_probe(intel_model_topdown(intel_model),
 						    caps, intel_mask, v);
+	if (intel_model) {
+		struct attribute **a = intel_model_format(intel_model);
+
+		for (; *a; a++)
+			intel_add_format(*a);
+		/* Where CPUID has the event (index 2), any counter counts it. */
+		if (intel_model_ref_cycles_p(intel_model) &&
+		    intel_events[PERF_COUNT_HW_BUS_CYCLES])
+			intel_events[PERF_COUNT_HW_REF_CPU_CYCLES] =
+				intel_events[PERF_COUNT_HW_BUS_CYCLES];
+		intel_add_events(intel_model_events(intel_model));
+	}
+	intel_add_events(v->events);
+	v->events = intel_event_files;
 	if (intel_model)
 		v->name = intel_model_banner(intel_model);
 	else if (intel_v1)

@@ -16,12 +16,16 @@
  *   every emulated CPU so far).
  *
  * caps/pmu_name takes upstream's name for the model, which the perf
- * tool uses to pick its event lists and metrics.
+ * tool uses to pick its event lists and metrics; events/ and format/
+ * get the files upstream adds for it.
  *
  * Locking: none; the tables are constant and the model is chosen once at
  * boot.
  */
 #include <linux/perf_event.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/topology.h>
 
 #include <asm/cpu_device_id.h>
 #include <asm/intel-family.h>
@@ -206,6 +210,95 @@ static const intel_cache_table glc_cache = {
 	},
 };
 
+/* format/: the second register's fields, in config1. */
+PMU_FORMAT_ATTR(offcore_rsp, "config1:0-63");
+PMU_FORMAT_ATTR(ldlat, "config1:0-15");
+PMU_FORMAT_ATTR(frontend, "config1:0-23");
+
+static struct attribute *intel_extra_format[] = {
+	&format_attr_offcore_rsp.attr,
+	&format_attr_ldlat.attr,
+	&format_attr_frontend.attr,
+	NULL,
+};
+
+/*
+ * Skylake's topdown events of old (before the slots counter), which the
+ * perf tool scales by the pipeline's width.  With SMT the cycles are the
+ * core's (AnyThread), and the width is shared by two threads.  As
+ * upstream's, these files end without a newline.
+ */
+struct intel_smt_attr {
+	struct device_attribute attr;
+	const char *one;	/* without SMT */
+	const char *smt;	/* with */
+};
+
+static ssize_t intel_smt_show(struct device *dev, struct device_attribute *attr,
+			      char *page)
+{
+	struct intel_smt_attr *a = container_of(attr, struct intel_smt_attr, attr);
+	const char *str = topology_max_smt_threads() > 1 ? a->smt : a->one;
+	size_t len = strlen(str);
+
+	/* Short constant strings, without the newline sysfs_emit() wants. */
+	memcpy(page, str, len);
+	return len;
+}
+
+#define SMT_EVENT(_var, _name, _one, _smt)				\
+	static struct intel_smt_attr _var = {				\
+		.attr = {						\
+			.attr = { .name = _name, .mode = 0444 },	\
+			.show = intel_smt_show,				\
+		},							\
+		.one = _one,						\
+		.smt = _smt,						\
+	}
+
+/* An events/ file of one encoding. */
+#define STR_EVENT(_var, _name, _str)					\
+	static struct perf_pmu_events_attr _var = {			\
+		.attr = {						\
+			.attr = { .name = _name, .mode = 0444 },	\
+			.show = perf_event_sysfs_show,			\
+		},							\
+		.event_str = _str,					\
+	}
+
+SMT_EVENT(skl_total_slots, "topdown-total-slots",
+	  "event=0x3c,umask=0x0", "event=0x3c,umask=0x0,any=1");
+SMT_EVENT(skl_total_slots_scale, "topdown-total-slots.scale", "4", "2");
+STR_EVENT(skl_slots_issued, "topdown-slots-issued", "event=0xe,umask=0x1");
+STR_EVENT(skl_slots_retired, "topdown-slots-retired", "event=0xc2,umask=0x2");
+STR_EVENT(skl_fetch_bubbles, "topdown-fetch-bubbles", "event=0x9c,umask=0x1");
+/* INT_MISC.RECOVERY_CYCLES: unit mask 1 on Skylake. */
+SMT_EVENT(skl_recovery_bubbles, "topdown-recovery-bubbles",
+	  "event=0xd,umask=0x1,cmask=1", "event=0xd,umask=0x1,cmask=1,any=1");
+SMT_EVENT(skl_recovery_bubbles_scale, "topdown-recovery-bubbles.scale", "4", "2");
+
+static struct attribute *skl_events[] = {
+	&skl_slots_issued.attr.attr,
+	&skl_slots_retired.attr.attr,
+	&skl_fetch_bubbles.attr.attr,
+	&skl_total_slots.attr.attr,
+	&skl_total_slots_scale.attr.attr,
+	&skl_recovery_bubbles.attr.attr,
+	&skl_recovery_bubbles_scale.attr.attr,
+	NULL,
+};
+
+/*
+ * Golden Cove's load latency event needs this one counting beside it
+ * (upstream's PMU_FL_MEM_LOADS_AUX), which is why its file is there.
+ */
+STR_EVENT(glc_mem_loads_aux, "mem-loads-aux", "event=0x03,umask=0x82");
+
+static struct attribute *glc_events[] = {
+	&glc_mem_loads_aux.attr.attr,
+	NULL,
+};
+
 /**
  * struct intel_model - what one family of cores adds to leaf 0xA
  * @pmu_name: upstream's name for it, in caps/pmu_name
@@ -217,6 +310,9 @@ static const intel_cache_table glc_cache = {
  * @no_itlb_reads: no event counts ITLB reads (Ice Lake, on Skylake's table)
  * @metrics: the topdown metric events the cores have with PERF_METRICS,
  *	or -1 when they have no slots counter (fixed counter 3)
+ * @events: its events/ files (optional)
+ * @ref_cycles_p: reference cycles count on general counters too, as
+ *	event 0x3c unit mask 1, where CPUID says the event is there
  */
 struct intel_model {
 	const char *pmu_name;
@@ -226,10 +322,13 @@ struct intel_model {
 	const intel_cache_table *cache;
 	bool no_itlb_reads;
 	s8 metrics;
+	struct attribute **events;
+	bool ref_cycles_p;
 };
 
 static const struct intel_model skylake = {
 	"skylake", "Skylake events", skl_rules, skl_extra, &skl_cache, false, -1,
+	skl_events,
 };
 
 static const struct intel_model icelake = {
@@ -238,7 +337,7 @@ static const struct intel_model icelake = {
 
 static const struct intel_model sapphire_rapids = {
 	"sapphire_rapids", "Sapphire Rapids events", glc_rules, glc_extra,
-	&glc_cache, false, 8,
+	&glc_cache, false, 8, glc_events, true,
 };
 
 static const struct x86_cpu_id intel_model_ids[] = {
@@ -306,6 +405,42 @@ const char *intel_model_banner(const struct intel_model *m)
 int intel_model_topdown(const struct intel_model *m)
 {
 	return m->metrics;
+}
+
+/**
+ * intel_model_events - the model's own events/ files
+ * @m: the model
+ *
+ * Return: a NULL-terminated list, or NULL.
+ */
+struct attribute **intel_model_events(const struct intel_model *m)
+{
+	return m->events;
+}
+
+/**
+ * intel_model_format - the model's format/ files beside the EVTSEL's
+ * @m: the model
+ *
+ * Return: a NULL-terminated list: the fields of the registers beside
+ * the EVTSEL, which every model with tables has.
+ */
+struct attribute **intel_model_format(const struct intel_model *m)
+{
+	return intel_extra_format;
+}
+
+/**
+ * intel_model_ref_cycles_p - whether reference cycles go on general counters
+ * @m: the model
+ *
+ * Return: true when the model counts reference cycles as event 0x3c unit
+ * mask 1 on any counter (fixed counter 2 among them), which the generic
+ * event then uses where CPUID reports it.
+ */
+bool intel_model_ref_cycles_p(const struct intel_model *m)
+{
+	return m->ref_cycles_p;
 }
 
 /**

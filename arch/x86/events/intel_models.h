@@ -14,6 +14,9 @@ const struct intel_model *intel_model_find(void);
 const char *intel_model_pmu_name(const struct intel_model *m);
 const char *intel_model_banner(const struct intel_model *m);
 int intel_model_topdown(const struct intel_model *m);
+struct attribute **intel_model_events(const struct intel_model *m);
+struct attribute **intel_model_format(const struct intel_model *m);
+bool intel_model_ref_cycles_p(const struct intel_model *m);
 bool intel_model_constraint(const struct intel_model *m, u64 config, u64 gp,
 			    u64 fixed, u64 *counters);
 u64 intel_model_cache_event(const struct intel_model *m, unsigned int cache,

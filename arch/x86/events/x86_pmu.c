@@ -951,8 +951,8 @@ X86_EVENT_ATTR("stalled-cycles-frontend", STALLED_CYCLES_FRONTEND);
 X86_EVENT_ATTR("stalled-cycles-backend", STALLED_CYCLES_BACKEND);
 
 #define X86_GENERIC_EVENTS	10
-/* The most events/ files a vendor adds: topdown's slots and 8 metrics. */
-#define X86_VENDOR_EVENTS	9
+/* The most events/ files a vendor adds (a model's, topdown's slots and 8 metrics). */
+#define X86_VENDOR_EVENTS	16
 
 static struct attribute *x86_event_attrs[] = {
 	&x86_attr_CPU_CYCLES.attr.attr,
