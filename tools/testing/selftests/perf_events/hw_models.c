@@ -3,7 +3,8 @@
  * Named Intel models (PERFTEST_PMU=skx, icx or spr: the emulated
  * Skylake-SP, Ice Lake-SP and Sapphire Rapids).  CPUID describes each
  * part's PMU (version, counters, the topdown slots event); a kernel with
- * the part's tables names it in caps/pmu_name, gives its cache events
+ * the part's tables names it in caps/pmu_name, shows upstream's events/
+ * and format/ files for it, gives its cache events
  * their encodings (read back from the EVTSELs through the msr driver)
  * and keeps events off the counters the model does not allow them (seen
  * in group validation: the emulation does not enforce them), and on Ice
@@ -17,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
+#include <dirent.h>
 #include <errno.h>
 #include "../kselftest_harness.h"
 #include "perf_util.h"
@@ -544,6 +546,98 @@ TEST(cache_events_follow_the_model)
 	}
 	if (!msrs)
 		TH_LOG("no /dev/cpu/0/msr: the encodings were not checked");
+}
+
+/*
+ * events/ and format/, file by file, as upstream shows them on the model
+ * (the emulated CPUs have no SMT, no TSX and no PEBS): every file and
+ * nothing else, with its exact bytes.
+ */
+struct sysfs_file {
+	const char *kind;	/* the model, or NULL: all of them */
+	const char *path;	/* under the cpu PMU's directory */
+	const char *text;
+};
+
+static const struct sysfs_file model_files[] = {
+	{ NULL, "events/cpu-cycles", "event=0x3c\n" },
+	{ NULL, "events/instructions", "event=0xc0\n" },
+	{ NULL, "events/bus-cycles", "event=0x3c,umask=0x01\n" },
+	{ "skx", "events/ref-cycles", "event=0x00,umask=0x03\n" },
+	{ "icx", "events/ref-cycles", "event=0x00,umask=0x03\n" },
+	/* Golden Cove counts reference cycles on any counter. */
+	{ "spr", "events/ref-cycles", "event=0x3c,umask=0x01\n" },
+	{ "skx", "events/topdown-total-slots", "event=0x3c,umask=0x0" },
+	{ "skx", "events/topdown-total-slots.scale", "4" },
+	{ "skx", "events/topdown-slots-issued", "event=0xe,umask=0x1\n" },
+	{ "skx", "events/topdown-slots-retired", "event=0xc2,umask=0x2\n" },
+	{ "skx", "events/topdown-fetch-bubbles", "event=0x9c,umask=0x1\n" },
+	{ "skx", "events/topdown-recovery-bubbles", "event=0xd,umask=0x1,cmask=1" },
+	{ "skx", "events/topdown-recovery-bubbles.scale", "4" },
+	{ "spr", "events/mem-loads-aux", "event=0x03,umask=0x82\n" },
+	{ NULL, "format/event", "config:0-7\n" },
+	{ NULL, "format/umask", "config:8-15\n" },
+	{ NULL, "format/edge", "config:18\n" },
+	{ NULL, "format/pc", "config:19\n" },
+	{ NULL, "format/inv", "config:23\n" },
+	{ NULL, "format/cmask", "config:24-31\n" },
+	{ "skx", "format/any", "config:21\n" },
+	{ NULL, "format/offcore_rsp", "config1:0-63\n" },
+	{ NULL, "format/ldlat", "config1:0-15\n" },
+	{ NULL, "format/frontend", "config1:0-23\n" },
+};
+
+/* The entries of directory @dir, dot files aside; -1 when it is not there. */
+static int count_files(const char *dir)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int n = 0;
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp)))
+		n += d->d_name[0] != '.';
+	closedir(dp);
+	return n;
+}
+
+TEST(events_and_formats_follow_the_model)
+{
+	const struct model *m = this_model();
+	const struct sysfs_file *f;
+	int events = 0, formats = 0;
+	char path[128], text[128];
+	ssize_t len;
+	int fd;
+
+	if (!m)
+		SKIP(return, NO_MODEL);
+	if (kernel_is_ours() && !names_the_model(m))
+		SKIP(return, "this kernel has no tables for the model yet (issue 33)");
+	for (f = model_files; f < model_files + ARRAY_SIZE(model_files); f++) {
+		if (f->kind && strcmp(f->kind, m->kind))
+			continue;
+		if (!strncmp(f->path, "events/", 7))
+			events++;
+		else
+			formats++;
+		snprintf(path, sizeof(path), CPU_PMU "%s", f->path);
+		fd = open(path, O_RDONLY);
+		EXPECT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+		if (fd < 0)
+			continue;
+		len = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		ASSERT_LE(0, len);
+		text[len] = 0;
+		EXPECT_STREQ(f->text, text) TH_LOG("%s", path);
+	}
+	/* The topdown files are counted in their own test. */
+	if (m->slots)
+		events += 1 + m->metrics;
+	EXPECT_EQ(events, count_files(CPU_PMU "events"));
+	EXPECT_EQ(formats, count_files(CPU_PMU "format"));
 }
 
 /*
