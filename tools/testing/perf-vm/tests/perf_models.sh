@@ -1,0 +1,113 @@
+#!/bin/sh
+# shellcheck disable=SC2046  # the counts are split into words on purpose
+# perf(1) on the named Intel models (PERFTEST_PMU=skx, icx or spr): perf
+# list shows the topdown events where the model has them, and perf stat
+# --topdown, --td-level 2 and -M TopdownL1 report the emulated core's
+# shares: of the slots of a cycle (5 on Ice Lake, 6 on Golden Cove) one
+# retires and the others are backend bound (tools/testing/qemu-pmu/README).
+# On Skylake --topdown uses the topdown events of old, system-wide.
+# Prints TAP.
+dir=$(cd "$(dirname "$0")" && pwd)
+target=$dir/perf_hw_target
+pmu=${PERFTEST_PMU:-none}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+. "$dir/lib/tap.sh"
+echo "TAP version 13"
+case $pmu in
+icx) width=5 levels=1 ;;
+spr) width=6 levels=2 ;;
+skx) width=0 levels=0 ;;
+*) skip "not a named Intel model (PMU=skx, icx or spr boots one)" ;;
+esac
+command -v perf >/dev/null && [ -x "$target" ] || skip "perf or the target program is missing"
+if [ "$width" -gt 0 ] && [ ! -e /sys/bus/event_source/devices/cpu/events/slots ]; then
+	case $(uname -r) in
+	*-perfng*) skip "this kernel has no topdown events yet (issue 33)" ;;
+	esac
+fi
+cd "$tmp" || exit 1
+export DEBUGINFOD_URLS=
+
+# pcts FILE: the percentages of perf stat's topdown line, colours aside,
+# in tenths of a percent, one per line.
+pcts() {
+	sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^ +[0-9.]+%' | head -1 |
+		grep -oE '[0-9]+\.[0-9]%' | tr -d '.%' | awk '{ print $1 + 0 }'
+}
+# within DESCRIPTION VALUE MIN MAX [FILE]
+within() {
+	[ -n "$2" ] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]
+	result $? "$1 (${2:-none} in $3..$4)" "${5:-}"
+}
+
+if [ "$width" -eq 0 ]; then
+	# Skylake: the events of old, which count nothing in the emulation.
+	perf stat --topdown -a -- "$target" 1000000 >td.out 2>&1
+	result $? "stat --topdown -a exits 0" td.out
+	set -- $(sed 's/\x1b\[[0-9;]*m//g' td.out | grep -E '^S0-D0-C0 ')
+	[ "$#" -eq 6 ]
+	result $? "stat --topdown -a: a line per core, four metrics" td.out
+	tap_done
+	exit
+fi
+
+perf list >list.out 2>&1
+for e in slots topdown-retiring topdown-bad-spec topdown-fe-bound topdown-be-bound; do
+	grep -q "^ *$e OR cpu/$e/ .*Kernel PMU event" list.out
+	result $? "list: $e" list.out
+done
+grep -q "topdown-heavy-ops OR" list.out
+[ $? -eq $((levels == 2 ? 0 : 1)) ]
+result $? "list: the level-2 events where the model has them" list.out
+
+# Retiring a width-th, in tenths of a percent (the kernel's PAUSE stalls,
+# all backend bound, and PERF_METRICS' 8 bits take up to 1.5 points).
+ret_hi=$((1000 / width + 5))
+ret_lo=$((ret_hi - 20))
+
+perf stat --topdown -- "$target" 10000000 >td.out 2>&1
+result $? "stat --topdown exits 0" td.out
+set -- $(pcts td.out)
+echo "# retiring, bad speculation, frontend, backend (0.1%): $*"
+within "stat --topdown: retiring" "${1:-}" "$ret_lo" "$ret_hi" td.out
+within "stat --topdown: bad speculation" "${2:-}" 0 0
+within "stat --topdown: frontend bound" "${3:-}" 0 0
+within "stat --topdown: the four add up to 100%" $((${1:-0} + ${2:-0} + ${3:-0} + ${4:-0})) 999 1001
+
+if [ "$levels" -eq 2 ]; then
+	perf stat --topdown --td-level 2 -- "$target" 10000000 >td2.out 2>&1
+	result $? "stat --topdown --td-level 2 exits 0" td2.out
+	set -- $(pcts td2.out)
+	echo "# levels 1 and 2 (0.1%): $*"
+	[ "$#" -eq 12 ]
+	result $? "stat --td-level 2: twelve metrics ($#)" td2.out
+	# Heavy operations and branch mispredicts 0, light operations all
+	# of retiring; fetch latency and bandwidth 0, core bound all of
+	# backend bound (the model has no memory bound).
+	[ "$#" -eq 12 ] && [ "$5" = 0 ] && [ "$6" = "$1" ] && [ "$7" = 0 ] &&
+		[ "$8" = 0 ] && [ "$9" = 0 ] && [ "${10}" = 0 ] && [ "${11}" = 0 ] &&
+		[ "${12}" = "$4" ]
+	result $? "stat --td-level 2: the model's level-2 shares" td2.out
+fi
+
+perf stat -M TopdownL1 -- "$target" 10000000 >m.out 2>&1
+result $? "stat -M TopdownL1 exits 0" m.out
+r=$(sed -n 's/.*#[^0-9]*\([0-9]*\)\.\([0-9]\) *% *tma_retiring.*/\1\2/p' m.out)
+within "stat -M TopdownL1: tma_retiring" "$r" "$ret_lo" "$ret_hi" m.out
+
+# The events themselves: retiring a width-th of the slots.  PERF_METRICS
+# has 8 bits a share (Golden Cove's 42/255 is 1.2% short of a sixth), and a
+# kernel that writes saved shares back at each switch loses a little more
+# each time (stock read 98.0% of the fifth on Ice Lake).
+perf stat -x, -o ev.out -e '{slots,topdown-retiring}:u' -- "$target" 10000000 \
+	>/dev/null 2>ev.err
+result $? "stat -e '{slots,topdown-retiring}:u' exits 0" ev.err
+set -- $(grep -v '^#' ev.out | grep , | cut -d, -f1)
+echo "# slots, retiring: $*"
+within "stat: slots:u, the loop's 2e7 cycles" "$((${1:-0} / width))" 20000000 20100000 ev.out
+within "stat: retiring:u a width-th of slots:u (per mille)" \
+	"$((${2:-0} * width * 1000 / (${1:-0} + 1)))" 960 1010 ev.out
+
+tap_done
