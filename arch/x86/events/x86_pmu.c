@@ -54,8 +54,46 @@
 
 #include "x86_pmu.h"
 
-static struct x86_vendor x86v __ro_after_init;
+/* The generic events/ files, and the most a vendor adds to them. */
+#define X86_GENERIC_EVENTS	10
+#define X86_VENDOR_EVENTS	16
+
+/**
+ * struct x86_pmu_type - one PMU and the counters of its CPUs
+ * @pmu: the PMU
+ * @v: the vendor's description of its CPUs' counters
+ * @events: its events/ files: the generic ones, then the vendor's
+ * @events_group: events/
+ * @format_group: format/, from the vendor
+ * @vendor_group: the vendor's files in the PMU's directory
+ * @groups: the groups, for @pmu (with caps/ and the rdpmc knob, shared)
+ *
+ * One type, the "cpu" PMU of every CPU; every hook of @v runs on a CPU
+ * of the type (an event's, or the CPU's own: x86_cpu_pmu.t).
+ */
+struct x86_pmu_type {
+	struct pmu pmu;
+	struct x86_vendor v;
+	struct attribute *events[X86_GENERIC_EVENTS + X86_VENDOR_EVENTS + 1];
+	struct attribute_group events_group;
+	struct attribute_group format_group;
+	struct attribute_group vendor_group;
+	const struct attribute_group *groups[6];
+};
+
+static struct x86_pmu_type x86_type __ro_after_init;
 static bool x86_pmu_ready __ro_after_init;
+
+static struct x86_pmu_type *x86_pmu_type(struct pmu *pmu)
+{
+	return container_of(pmu, struct x86_pmu_type, pmu);
+}
+
+/* The description of the counters an event of ours counts on. */
+static const struct x86_vendor *x86_v(struct perf_event *event)
+{
+	return &x86_pmu_type(event->pmu)->v;
+}
 
 /*
  * The most hardware events one CPU takes at once: more than any x86 PMU
@@ -78,6 +116,7 @@ static int rdpmc_mode = 1;
  * @dirty: counters used since user space could last read them
  * @disabled: between pmu_disable() and pmu_enable()
  * @stale: the assignment changed and the counters wait for it
+ * @t: the PMU of the CPU's counters, from when it came online
  */
 struct x86_cpu_pmu {
 	struct perf_event *ev[X86_PMU_MAX_EVENTS];
@@ -90,13 +129,14 @@ struct x86_cpu_pmu {
 	u64 dirty;
 	bool disabled;
 	bool stale;
+	struct x86_pmu_type *t;
 };
 
 static DEFINE_PER_CPU(struct x86_cpu_pmu, x86_cpu_pmu);
 
 /*
  * How long after a PMI an NMI nobody claims is taken for a late PMI of
- * a CPU with x86v.late_pmi (upstream's perf_nmi_window), and when this
+ * a CPU with the vendor's late_pmi (upstream's perf_nmi_window), and when this
  * CPU's window ends.
  */
 #define X86_LATE_PMI_MS	100
@@ -124,7 +164,7 @@ static bool x86_event_folded(struct perf_event *event)
 /* Of @counters, those given to folded events. */
 static u64 x86_folded(struct x86_cpu_pmu *c, u64 counters)
 {
-	u64 m = counters & x86v.fold_counters, which = 0;
+	u64 m = counters & c->t->v.fold_counters, which = 0;
 	int idx;
 
 	for (; m; m &= m - 1) {
@@ -143,16 +183,17 @@ static u64 x86_folded(struct x86_cpu_pmu *c, u64 counters)
  */
 static void x86_fold(struct x86_cpu_pmu *c)
 {
+	const struct x86_vendor *v = &c->t->v;
 	bool on = !c->disabled && !in_nmi();
 
 	if (on) {
 		c->disabled = true;
-		x86v.disable_all();
+		v->disable_all();
 	}
-	x86v.fold(c->placed, x86_folded(c, c->running), 0);
+	v->fold(c->placed, x86_folded(c, c->running), 0);
 	if (on) {
 		c->disabled = false;
-		x86v.enable_all(x86v.counters);
+		v->enable_all(v->counters);
 	}
 }
 
@@ -163,13 +204,14 @@ static void x86_fold(struct x86_cpu_pmu *c)
 static void x86_event_update(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
-	int shift = 64 - x86v.width;
+	const struct x86_vendor *v = x86_v(event);
+	int shift = 64 - v->width;
 	u64 prev = local64_read(&hwc->prev_count), now, delta;
 
 	if (x86_event_folded(event))
 		return;
 	do {
-		now = x86v.read(hwc->idx);
+		now = v->read(hwc->idx);
 	} while (!local64_try_cmpxchg(&hwc->prev_count, &prev, now));
 
 	delta = ((now << shift) - (prev << shift)) >> shift;
@@ -183,6 +225,7 @@ static void x86_event_update(struct perf_event *event)
  */
 static bool x86_set_period(struct perf_event *event)
 {
+	const struct x86_vendor *v = x86_v(event);
 	struct hw_perf_event *hwc = &event->hw;
 	s64 left = local64_read(&hwc->period_left);
 	s64 period = hwc->sample_period;
@@ -200,8 +243,8 @@ static bool x86_set_period(struct perf_event *event)
 		hwc->last_period = period;
 		due = true;
 	}
-	if (left > x86v.max_period)
-		left = x86v.max_period;
+	if (left > v->max_period)
+		left = v->max_period;
 	/* A counter one event short of the wrap may miss it. */
 	if (left < 2)
 		left = 2;
@@ -214,8 +257,8 @@ static bool x86_set_period(struct perf_event *event)
 	 * events and never interrupt.
 	 */
 	if (x86_event_paired(event))
-		x86v.write(hwc->idx + 1, 0xffff);
-	x86v.write(hwc->idx, (u64)-left);
+		v->write(hwc->idx + 1, 0xffff);
+	v->write(hwc->idx, (u64)-left);
 	return due;
 }
 
@@ -237,7 +280,7 @@ static void cpu_start(struct perf_event *event, int flags)
 	c->running |= BIT_ULL(hwc->idx);
 	/* A pair's odd counter holds the high part of the count. */
 	c->dirty |= (x86_event_paired(event) ? 3ULL : 1ULL) << hwc->idx;
-	x86v.enable(event);
+	x86_v(event)->enable(event);
 	perf_event_update_userpage(event);
 }
 
@@ -250,7 +293,7 @@ static void cpu_stop(struct perf_event *event, int flags)
 		/* Its count (and the others') up to now. */
 		if (x86_event_folded(event))
 			x86_fold(c);
-		x86v.disable(event);
+		x86_v(event)->disable(event);
 		c->running &= ~BIT_ULL(hwc->idx);
 		hwc->state |= PERF_HES_STOPPED;
 	}
@@ -272,7 +315,9 @@ static void cpu_read(struct perf_event *event)
 
 static u64 x86_event_counters(struct perf_event *event)
 {
-	return x86v.constraint(event->hw.config) & x86v.counters;
+	const struct x86_vendor *v = x86_v(event);
+
+	return v->constraint(event->hw.config) & v->counters;
 }
 
 /* Event @ev's wish for the assignment; @prev its counter, or -1. */
@@ -489,7 +534,8 @@ static void cpu_pmu_enable(struct pmu *pmu)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
 
-	if (!c->disabled)
+	/* The counters are the CPU's type's: another type's PMU has none here. */
+	if (!c->disabled || !c->t || pmu != &c->t->pmu)
 		return;
 	if (c->stale) {
 		c->stale = false;
@@ -497,17 +543,17 @@ static void cpu_pmu_enable(struct pmu *pmu)
 	}
 	/* Only now may a PMI turn the counters back on. */
 	c->disabled = false;
-	x86v.enable_all(x86v.counters);
+	c->t->v.enable_all(c->t->v.counters);
 }
 
 static void cpu_pmu_disable(struct pmu *pmu)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
 
-	if (c->disabled)
+	if (c->disabled || !c->t || pmu != &c->t->pmu)
 		return;
 	c->disabled = true;
-	x86v.disable_all();
+	c->t->v.disable_all();
 }
 
 /*
@@ -515,7 +561,7 @@ static void cpu_pmu_disable(struct pmu *pmu)
  * cache in bits 7:0 of @config, operation in 15:8, result in 23:16 (the
  * bits above are ignored).  Without a table, no event (-ENOENT).
  */
-static int x86_cache_config(u64 config, u64 *out)
+static int x86_cache_config(const struct x86_vendor *v, u64 config, u64 *out)
 {
 	unsigned int type = config & 0xff, op = (config >> 8) & 0xff;
 	unsigned int result = (config >> 16) & 0xff;
@@ -523,9 +569,9 @@ static int x86_cache_config(u64 config, u64 *out)
 	if (type >= PERF_COUNT_HW_CACHE_MAX || op >= PERF_COUNT_HW_CACHE_OP_MAX ||
 	    result >= PERF_COUNT_HW_CACHE_RESULT_MAX)
 		return -EINVAL;
-	if (!x86v.cache_event)
+	if (!v->cache_event)
 		return -ENOENT;
-	*out = x86v.cache_event(array_index_nospec(type, PERF_COUNT_HW_CACHE_MAX),
+	*out = v->cache_event(array_index_nospec(type, PERF_COUNT_HW_CACHE_MAX),
 				array_index_nospec(op, PERF_COUNT_HW_CACHE_OP_MAX),
 				array_index_nospec(result, PERF_COUNT_HW_CACHE_RESULT_MAX));
 	if (*out == X86_CACHE_INVALID)
@@ -563,6 +609,7 @@ static void x86_event_destroy(struct perf_event *event)
 
 static int cpu_event_init(struct perf_event *event)
 {
+	const struct x86_vendor *v = x86_v(event);
 	struct perf_event_attr *attr = &event->attr;
 	struct hw_perf_event *hwc = &event->hw;
 	u64 config;
@@ -570,18 +617,18 @@ static int cpu_event_init(struct perf_event *event)
 
 	switch (attr->type) {
 	case PERF_TYPE_RAW:
-		config = attr->config & x86v.config_mask;
+		config = attr->config & v->config_mask;
 		break;
 	case PERF_TYPE_HARDWARE:
 		if (attr->config >= PERF_COUNT_HW_MAX)
 			return -EINVAL;
-		config = x86v.event_map(array_index_nospec(attr->config,
+		config = v->event_map(array_index_nospec(attr->config,
 							   PERF_COUNT_HW_MAX));
 		if (!config)
 			return -ENOENT;
 		break;
 	case PERF_TYPE_HW_CACHE:
-		err = x86_cache_config(attr->config, &config);
+		err = x86_cache_config(v, attr->config, &config);
 		if (err)
 			return err;
 		break;
@@ -601,8 +648,8 @@ static int cpu_event_init(struct perf_event *event)
 	if (!attr->exclude_kernel)
 		hwc->config |= ARCH_PERFMON_EVENTSEL_OS;
 	hwc->flags = 0;
-	if (x86v.hw_config) {
-		err = x86v.hw_config(event);
+	if (v->hw_config) {
+		err = v->hw_config(event);
 		if (err)
 			return err;
 	}
@@ -614,7 +661,7 @@ static int cpu_event_init(struct perf_event *event)
 		hwc->flags |= PERF_EVENT_FLAG_USER_READ_CNT;
 
 	if (!is_sampling_event(event)) {
-		hwc->sample_period = x86v.max_period;
+		hwc->sample_period = v->max_period;
 		hwc->last_period = hwc->sample_period;
 		local64_set(&hwc->period_left, hwc->sample_period);
 	}
@@ -677,7 +724,7 @@ int x86_perf_rdpmc_index(struct perf_event *event)
  */
 const struct x86_vendor *x86_pmu_vendor(void)
 {
-	return x86_pmu_ready ? &x86v : NULL;
+	return x86_pmu_ready ? &x86_type.v : NULL;
 }
 
 /* The counters given to events, stopped ones and pairs' odd halves too. */
@@ -717,7 +764,7 @@ void perf_clear_dirty_counters(void)
 	while (stale) {
 		idx = __ffs64(stale);
 		stale &= stale - 1;
-		x86v.write(idx, 0);
+		c->t->v.write(idx, 0);
 	}
 	c->dirty &= keep;
 }
@@ -744,7 +791,7 @@ void arch_perf_update_userpage(struct perf_event *event,
 	/* hw.flags is the counter PMUs' own: look at it for ours only. */
 	userpg->cap_user_rdpmc = event->pmu->event_idx == cpu_event_idx &&
 				 (event->hw.flags & PERF_EVENT_FLAG_USER_READ_CNT);
-	userpg->pmc_width = userpg->cap_user_rdpmc ? x86v.width : 0;
+	userpg->pmc_width = userpg->cap_user_rdpmc ? x86_v(event)->width : 0;
 	userpg->cap_user_time = 0;
 	userpg->cap_user_time_zero = 0;
 	if (!using_native_sched_clock() || !sched_clock_stable())
@@ -794,22 +841,24 @@ static u64 pmi_took_ns(u64 start)
 static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	const struct x86_vendor *v;
 	struct perf_sample_data data;
 	u64 start = pmi_clock(), status, fold = 0;
 	int handled = 0, loops = 0, idx;
 	bool due;
 
-	if (!atomic_read(&x86_events))
+	if (!atomic_read(&x86_events) || !c->t)
 		return NMI_DONE;
+	v = &c->t->v;
 
-	x86v.disable_all();
-	status = x86v.status();
+	v->disable_all();
+	status = v->status();
 	while (status) {
 		if (++loops > 100) {
 			WARN_ONCE(1, "perf: the PMU keeps overflowing: %llx\n", status);
 			break;
 		}
-		x86v.ack(status);
+		v->ack(status);
 		while (status) {
 			struct perf_event *ev;
 			u64 ended;
@@ -819,7 +868,7 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 			handled++;
 			ev = c->placed[idx];
 			/* A folding counter wrapped: fold, once for all. */
-			if ((BIT_ULL(idx) & x86v.fold_counters) &&
+			if ((BIT_ULL(idx) & v->fold_counters) &&
 			    (!ev || x86_event_folded(ev))) {
 				fold |= BIT_ULL(idx);
 				continue;
@@ -832,29 +881,29 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 			perf_event_update_userpage_offset(ev);
 			if (!due)
 				continue;
-			perf_sample_data_init(&data, 0, x86v.sample_ended_period ?
+			perf_sample_data_init(&data, 0, v->sample_ended_period ?
 					      ended : ev->hw.last_period);
 			if (perf_event_overflow(ev, &data, regs))
 				cpu_stop(ev, 0);
 		}
 		if (fold) {
-			x86v.fold(c->placed, x86_folded(c, c->running), fold);
+			v->fold(c->placed, x86_folded(c, c->running), fold);
 			fold = 0;
 		}
-		status = x86v.status();
+		status = v->status();
 	}
 	if (!c->disabled)
-		x86v.enable_all(x86v.counters);
+		v->enable_all(v->counters);
 	/* The local APIC masked LVTPC when it sent the PMI. */
 	apic_write(APIC_LVTPC, APIC_DM_NMI);
 	if (!handled) {
 		/* A PMI whose overflow the PMI before handled, come late. */
-		if (x86v.late_pmi &&
+		if (v->late_pmi &&
 		    time_before_eq(jiffies, this_cpu_read(x86_late_pmi_until)))
 			return NMI_HANDLED;
 		return NMI_DONE;
 	}
-	if (x86v.late_pmi)
+	if (v->late_pmi)
 		this_cpu_write(x86_late_pmi_until,
 			       jiffies + msecs_to_jiffies(X86_LATE_PMI_MS));
 	inc_irq_stat(apic_perf_irqs);
@@ -884,30 +933,39 @@ void perf_events_lapic_init(void)
 static int x86_pmu_starting_cpu(unsigned int cpu)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
-	u64 all = x86v.counters;
+	const struct x86_vendor *v = &x86_type.v;
+	u64 all = v->counters;
 	int idx;
 
 	memset(c, 0, sizeof(*c));
-	if (x86v.cpu_starting)
-		x86v.cpu_starting();
-	x86v.disable_all();
+	c->t = &x86_type;
+	if (v->cpu_starting)
+		v->cpu_starting();
+	v->disable_all();
 	while (all) {
 		idx = __ffs64(all);
 		all &= all - 1;
-		x86v.write(idx, 0);
+		v->write(idx, 0);
 	}
-	x86v.ack(x86v.counters);
+	v->ack(v->counters);
 	perf_events_lapic_init();
 	return 0;
 }
 
 /* sysfs: format/ from the vendor, events/, caps/ and the rdpmc knob. */
+
+/* The description of the PMU whose directory @dev is. */
+static const struct x86_vendor *x86_dev_v(struct device *dev)
+{
+	return &x86_pmu_type(dev_get_drvdata(dev))->v;
+}
+
 static ssize_t x86_event_show(struct device *dev, struct device_attribute *attr,
 			      char *page)
 {
 	struct perf_pmu_events_attr *pa =
 		container_of(attr, struct perf_pmu_events_attr, attr);
-	u64 config = x86v.event_map(pa->id);
+	u64 config = x86_dev_v(dev)->event_map(pa->id);
 	/* AMD's event select bits 11:8 sit at 35:32. */
 	u64 event = (config & ARCH_PERFMON_EVENTSEL_EVENT) |
 		    ((config & AMD64_EVENTSEL_EVENT) >> 24);
@@ -950,11 +1008,7 @@ X86_EVENT_ATTR("ref-cycles", REF_CPU_CYCLES);
 X86_EVENT_ATTR("stalled-cycles-frontend", STALLED_CYCLES_FRONTEND);
 X86_EVENT_ATTR("stalled-cycles-backend", STALLED_CYCLES_BACKEND);
 
-#define X86_GENERIC_EVENTS	10
-/* The most events/ files a vendor adds (a model's, topdown's slots and 8 metrics). */
-#define X86_VENDOR_EVENTS	16
-
-static struct attribute *x86_event_attrs[] = {
+static struct attribute *x86_event_attrs[X86_GENERIC_EVENTS] = {
 	&x86_attr_CPU_CYCLES.attr.attr,
 	&x86_attr_INSTRUCTIONS.attr.attr,
 	&x86_attr_CACHE_REFERENCES.attr.attr,
@@ -965,8 +1019,6 @@ static struct attribute *x86_event_attrs[] = {
 	&x86_attr_REF_CPU_CYCLES.attr.attr,
 	&x86_attr_STALLED_CYCLES_FRONTEND.attr.attr,
 	&x86_attr_STALLED_CYCLES_BACKEND.attr.attr,
-	/* Room for the vendor's events (x86v.events), and the end. */
-	[X86_GENERIC_EVENTS ... X86_GENERIC_EVENTS + X86_VENDOR_EVENTS] = NULL,
 };
 
 /* The generic events the PMU has, and the vendor's. */
@@ -978,18 +1030,8 @@ static umode_t x86_event_visible(struct kobject *kobj, struct attribute *attr,
 
 	if (i >= X86_GENERIC_EVENTS)
 		return attr->mode;
-	return x86v.event_map(pa->id) ? attr->mode : 0;
+	return x86_dev_v(kobj_to_dev(kobj))->event_map(pa->id) ? attr->mode : 0;
 }
-
-static struct attribute_group x86_events_group = {
-	.name = "events",
-	.attrs = x86_event_attrs,
-	.is_visible = x86_event_visible,
-};
-
-static struct attribute_group x86_format_group = {
-	.name = "format",
-};
 
 static ssize_t max_precise_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
@@ -1001,7 +1043,7 @@ static DEVICE_ATTR_RO(max_precise);
 static ssize_t pmu_name_show(struct device *dev,
 			     struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", x86v.caps_name);
+	return sysfs_emit(buf, "%s\n", x86_dev_v(dev)->caps_name);
 }
 static DEVICE_ATTR_RO(pmu_name);
 
@@ -1014,7 +1056,7 @@ static struct attribute *x86_caps_attrs[] = {
 static umode_t x86_caps_visible(struct kobject *kobj, struct attribute *attr,
 				int i)
 {
-	if (attr == &dev_attr_pmu_name.attr && !x86v.caps_name)
+	if (attr == &dev_attr_pmu_name.attr && !x86_dev_v(kobj_to_dev(kobj))->caps_name)
 		return 0;
 	return attr->mode;
 }
@@ -1075,19 +1117,8 @@ static struct attribute_group x86_pmu_group = {
 	.attrs = x86_pmu_attrs,
 };
 
-/* The vendor's files (x86v.attrs), in the PMU's own directory. */
-static struct attribute_group x86_vendor_group;
-
-static const struct attribute_group *x86_attr_groups[] = {
-	&x86_pmu_group,
-	&x86_vendor_group,
-	&x86_format_group,
-	&x86_events_group,
-	&x86_caps_group,
-	NULL,
-};
-
-static struct pmu x86_cpu_pmu_desc = {
+/* What every PMU of ours is, but its groups (x86_type_init()). */
+static const struct pmu x86_cpu_pmu_desc __initconst = {
 	.event_init	= cpu_event_init,
 	.add		= cpu_add,
 	.del		= cpu_del,
@@ -1102,8 +1133,34 @@ static struct pmu x86_cpu_pmu_desc = {
 	.event_idx	= cpu_event_idx,
 	.event_mapped	= cpu_event_mapped,
 	.event_unmapped	= cpu_event_unmapped,
-	.attr_groups	= x86_attr_groups,
 };
+
+/* The PMU of type @t, its description filled in by the vendor. */
+static void __init x86_type_init(struct x86_pmu_type *t)
+{
+	struct attribute **ev = t->v.events;
+	int i, n = X86_GENERIC_EVENTS;
+
+	t->pmu = x86_cpu_pmu_desc;
+	memcpy(t->events, x86_event_attrs, sizeof(x86_event_attrs));
+	for (i = 0; ev && ev[i]; i++) {
+		if (WARN_ON_ONCE(n == X86_GENERIC_EVENTS + X86_VENDOR_EVENTS))
+			break;
+		t->events[n++] = ev[i];
+	}
+	t->events_group.name = "events";
+	t->events_group.attrs = t->events;
+	t->events_group.is_visible = x86_event_visible;
+	t->format_group.name = "format";
+	t->format_group.attrs = t->v.format;
+	t->vendor_group.attrs = t->v.attrs;
+	t->groups[0] = &x86_pmu_group;
+	t->groups[1] = &t->vendor_group;
+	t->groups[2] = &t->format_group;
+	t->groups[3] = &t->events_group;
+	t->groups[4] = &x86_caps_group;
+	t->pmu.attr_groups = t->groups;
+}
 
 /**
  * perf_event_print_debug - dump the PMU's state (sysrq)
@@ -1120,7 +1177,8 @@ void perf_event_print_debug(void)
 	local_irq_save(flags);
 	c = this_cpu_ptr(&x86_cpu_pmu);
 	pr_info("CPU#%d: %s, %d events, running %llx, status %llx\n",
-		smp_processor_id(), x86v.name, c->n, c->running, x86v.status());
+		smp_processor_id(), c->t ? c->t->v.name : "-", c->n, c->running,
+		c->t ? c->t->v.status() : 0);
 	local_irq_restore(flags);
 }
 
@@ -1150,26 +1208,20 @@ bool __init x86_counter_msr_works(u32 msr)
 
 static int __init x86_pmu_init(void)
 {
-	int err = -ENODEV, i;
+	int err = -ENODEV;
 
 	if (IS_ENABLED(CONFIG_CPU_SUP_INTEL) &&
 	    boot_cpu_data.x86_vendor == X86_VENDOR_INTEL)
-		err = intel_arch_probe(&x86v);
+		err = intel_arch_probe(&x86_type.v);
 	if (IS_ENABLED(CONFIG_CPU_SUP_AMD) &&
 	    (boot_cpu_data.x86_vendor == X86_VENDOR_AMD ||
 	     boot_cpu_data.x86_vendor == X86_VENDOR_HYGON))
-		err = amd_core_probe(&x86v);
+		err = amd_core_probe(&x86_type.v);
 	if (err) {
 		pr_info("perf: no x86 PMU driver for this CPU\n");
 		return 0;
 	}
-	x86_format_group.attrs = x86v.format;
-	x86_vendor_group.attrs = x86v.attrs;
-	for (i = 0; x86v.events && x86v.events[i]; i++) {
-		if (WARN_ON_ONCE(i == X86_VENDOR_EVENTS))
-			break;
-		x86_event_attrs[X86_GENERIC_EVENTS + i] = x86v.events[i];
-	}
+	x86_type_init(&x86_type);
 	x86_pmu_ready = true;
 
 	err = register_nmi_handler(NMI_LOCAL, x86_pmi, 0, "PMI");
@@ -1178,15 +1230,15 @@ static int __init x86_pmu_init(void)
 					"perf/x86:starting",
 					x86_pmu_starting_cpu, NULL);
 	if (!err)
-		err = perf_pmu_register(&x86_cpu_pmu_desc, "cpu", PERF_TYPE_RAW);
+		err = perf_pmu_register(&x86_type.pmu, "cpu", PERF_TYPE_RAW);
 	if (err) {
 		pr_err("perf: x86 PMU registration failed: %d\n", err);
 		x86_pmu_ready = false;
 		return err;
 	}
 	pr_info("perf: %s, %d general and %d fixed counters of %d bits\n",
-		x86v.name, hweight32(lower_32_bits(x86v.counters)),
-		(int)hweight64(x86v.counters & X86_FIXED_MASK), x86v.width);
+		x86_type.v.name, hweight32(lower_32_bits(x86_type.v.counters)),
+		(int)hweight64(x86_type.v.counters & X86_FIXED_MASK), x86_type.v.width);
 	return 0;
 }
 early_initcall(x86_pmu_init);
