@@ -106,7 +106,7 @@ perf stat -x, -o ev.out -e '{slots,topdown-retiring}:u' -- "$target" 10000000 \
 result $? "stat -e '{slots,topdown-retiring}:u' exits 0" ev.err
 set -- $(grep -v '^#' ev.out | grep , | cut -d, -f1)
 echo "# slots, retiring: $*"
-within "stat: slots:u, the loop's 2e7 cycles" "$((${1:-0} / width))" 20000000 20100000 ev.out
+within "stat: slots:u, the loop's 2e7 cycles" "$((${1:-0} / width))" 20000000 20200000 ev.out
 within "stat: retiring:u a width-th of slots:u (per mille)" \
 	"$((${2:-0} * width * 1000 / (${1:-0} + 1)))" 960 1010 ev.out
 
