@@ -62,6 +62,13 @@ for irq in $(awk '/ttyS1|virtio/ { sub(":", "", $1); print $1 }' /proc/interrupt
 	done
 done
 taskset -p -c 0 $$ >/dev/null
+# A slow NMI earlier in the run (a vCPU the host preempted in one) may
+# have lowered perf_event_max_sample_rate to HZ: then the watchdog's
+# second overflow in one tick throttles it, and only the tick, which a
+# CPU with interrupts off never takes, would let it run again.  The rate
+# back up (written while the time limit is on), then the limit off.
+echo 100000 >$kernel/perf_event_max_sample_rate
+echo 0 >$kernel/perf_cpu_time_max_percent
 before=$(nmis 1)
 # guest-init restarts the guest without waiting on CPU 1.
 : >/run/perfvm-cpu-locked
