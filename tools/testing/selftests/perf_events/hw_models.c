@@ -188,17 +188,20 @@ static const char *const td_names[] = {
 	"topdown-fetch-lat", "topdown-mem-bound",
 };
 
-/* The first line of sysfs file @path into @buf; 0, or -1. */
-static int read_line(const char *path, char *buf, int len)
+/* Sysfs file @path's bytes into @buf, terminated; 0, or -1. */
+static int read_text(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	int ok;
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
 
-	if (!f)
+	if (fd < 0)
 		return -1;
-	ok = !!fgets(buf, len, f);
-	fclose(f);
-	return ok ? 0 : -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
 }
 
 /*
@@ -291,7 +294,7 @@ TEST(topdown_events_in_sysfs)
 
 	if (no_topdown(m))
 		SKIP(return, "%s", no_topdown(m));
-	ASSERT_EQ(0, read_line(CPU_PMU "events/slots", got, sizeof(got)));
+	ASSERT_EQ(0, read_text(CPU_PMU "events/slots", got, sizeof(got)));
 	EXPECT_STREQ("event=0x00,umask=0x4\n", got);
 	for (i = 0; i < ARRAY_SIZE(td_names); i++) {
 		snprintf(path, sizeof(path), CPU_PMU "events/%s", td_names[i]);
@@ -300,7 +303,7 @@ TEST(topdown_events_in_sysfs)
 			continue;
 		}
 		snprintf(want, sizeof(want), "event=0x00,umask=0x%x\n", 0x80 + i);
-		ASSERT_EQ(0, read_line(path, got, sizeof(got))) TH_LOG("%s", path);
+		ASSERT_EQ(0, read_text(path, got, sizeof(got))) TH_LOG("%s", path);
 		EXPECT_STREQ(want, got);
 	}
 }
@@ -608,8 +611,6 @@ TEST(events_and_formats_follow_the_model)
 	const struct sysfs_file *f;
 	int events = 0, formats = 0;
 	char path[128], text[128];
-	ssize_t len;
-	int fd;
 
 	if (!m)
 		SKIP(return, NO_MODEL);
@@ -623,14 +624,10 @@ TEST(events_and_formats_follow_the_model)
 		else
 			formats++;
 		snprintf(path, sizeof(path), CPU_PMU "%s", f->path);
-		fd = open(path, O_RDONLY);
-		EXPECT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
-		if (fd < 0)
+		if (read_text(path, text, sizeof(text))) {
+			EXPECT_TRUE(0) TH_LOG("%s: %s", path, strerror(errno));
 			continue;
-		len = read(fd, text, sizeof(text) - 1);
-		close(fd);
-		ASSERT_LE(0, len);
-		text[len] = 0;
+		}
 		EXPECT_STREQ(f->text, text) TH_LOG("%s", path);
 	}
 	/* The topdown files are counted in their own test. */
