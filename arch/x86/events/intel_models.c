@@ -256,22 +256,12 @@ static ssize_t intel_smt_show(struct device *dev, struct device_attribute *attr,
 		.smt = _smt,						\
 	}
 
-/* An events/ file of one encoding. */
-#define STR_EVENT(_var, _name, _str)					\
-	static struct perf_pmu_events_attr _var = {			\
-		.attr = {						\
-			.attr = { .name = _name, .mode = 0444 },	\
-			.show = perf_event_sysfs_show,			\
-		},							\
-		.event_str = _str,					\
-	}
-
 SMT_EVENT(skl_total_slots, "topdown-total-slots",
 	  "event=0x3c,umask=0x0", "event=0x3c,umask=0x0,any=1");
 SMT_EVENT(skl_total_slots_scale, "topdown-total-slots.scale", "4", "2");
-STR_EVENT(skl_slots_issued, "topdown-slots-issued", "event=0xe,umask=0x1");
-STR_EVENT(skl_slots_retired, "topdown-slots-retired", "event=0xc2,umask=0x2");
-STR_EVENT(skl_fetch_bubbles, "topdown-fetch-bubbles", "event=0x9c,umask=0x1");
+X86_EVENT_STR(skl_slots_issued, "topdown-slots-issued", "event=0xe,umask=0x1");
+X86_EVENT_STR(skl_slots_retired, "topdown-slots-retired", "event=0xc2,umask=0x2");
+X86_EVENT_STR(skl_fetch_bubbles, "topdown-fetch-bubbles", "event=0x9c,umask=0x1");
 /* INT_MISC.RECOVERY_CYCLES: unit mask 1 on Skylake. */
 SMT_EVENT(skl_recovery_bubbles, "topdown-recovery-bubbles",
 	  "event=0xd,umask=0x1,cmask=1", "event=0xd,umask=0x1,cmask=1,any=1");
@@ -292,7 +282,7 @@ static struct attribute *skl_events[] = {
  * Golden Cove's load latency event needs this one counting beside it
  * (upstream's PMU_FL_MEM_LOADS_AUX), which is why its file is there.
  */
-STR_EVENT(glc_mem_loads_aux, "mem-loads-aux", "event=0x03,umask=0x82");
+X86_EVENT_STR(glc_mem_loads_aux, "mem-loads-aux", "event=0x03,umask=0x82");
 
 static struct attribute *glc_events[] = {
 	&glc_mem_loads_aux.attr.attr,

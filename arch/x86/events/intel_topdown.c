@@ -49,15 +49,9 @@ static bool td_slots __ro_after_init;		/* fixed counter 3 is there */
 static unsigned int td_metrics __ro_after_init;	/* metric events: 0, 4 or 8 */
 static u64 td_mask __ro_after_init;		/* fixed counter 3's value mask */
 
-/* An events/ file: a name with dashes, which PMU_EVENT_ATTR_STRING cannot take. */
-#define TD_EVENT(_var, _name, _umask)					\
-	static struct perf_pmu_events_attr _var = {			\
-		.attr = {						\
-			.attr = { .name = _name, .mode = 0444 },	\
-			.show = perf_event_sysfs_show,			\
-		},							\
-		.event_str = "event=0x00,umask=" _umask,		\
-	}
+/* The files, named as upstream's. */
+#define TD_EVENT(_var, _name, _umask)	\
+	X86_EVENT_STR(_var, _name, "event=0x00,umask=" _umask)
 
 TD_EVENT(td_attr_slots, "slots", "0x4");
 TD_EVENT(td_attr_retiring, "topdown-retiring", "0x80");

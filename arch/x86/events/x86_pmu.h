@@ -117,6 +117,19 @@ struct x86_vendor {
 	struct attribute **events;
 };
 
+/*
+ * A static events/ file @_var named @_name (dashes allowed, which
+ * PMU_EVENT_ATTR_STRING cannot take) showing the encoding @_str.
+ */
+#define X86_EVENT_STR(_var, _name, _str)				\
+	static struct perf_pmu_events_attr _var = {			\
+		.attr = {						\
+			.attr = { .name = _name, .mode = 0444 },	\
+			.show = perf_event_sysfs_show,			\
+		},							\
+		.event_str = _str,					\
+	}
+
 /* What cache_event() returns for an operation a cache cannot have. */
 #define X86_CACHE_INVALID	(~0ULL)
 
