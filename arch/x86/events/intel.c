@@ -17,7 +17,9 @@
  *
  * The generic events are the architectural ones CPUID reports available.
  * The models with tables of their own (intel_models.c) add their counter
- * rules, cache events and caps/pmu_name; on any other model there are no
+ * rules, cache events, caps/pmu_name and events/ and format/ files, and
+ * from Ice Lake topdown (intel_topdown.c: fixed counter 3 and the metrics,
+ * pseudo-counters from X86_METRIC_BASE); on any other model there are no
  * cache events (ENOENT), as on upstream for a model it does not know.
  *
  * Counter indexes are the x86 layer's: general from 0, fixed from 32,
