@@ -81,7 +81,12 @@ struct x86_pmu_type {
 	const struct attribute_group *groups[6];
 };
 
-static struct x86_pmu_type x86_type __ro_after_init;
+/*
+ * Not __ro_after_init: the core writes its struct pmu after boot (the
+ * perf_event_mux_interval_ms file stores the rotation interval there).
+ * The description in it is written once, before the PMU is registered.
+ */
+static struct x86_pmu_type x86_type;
 static bool x86_pmu_ready __ro_after_init;
 
 static struct x86_pmu_type *x86_pmu_type(struct pmu *pmu)
