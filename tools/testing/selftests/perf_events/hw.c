@@ -860,6 +860,29 @@ TEST_F(hw, pmu_files_and_modes)
 #define MUX_EVENTS 12
 
 /*
+ * The cpu PMU's rotation interval takes writes, as every PMU's does: its
+ * struct pmu stays writable after boot.
+ */
+TEST_F(hw, mux_interval_takes_writes)
+{
+	const char *path = "/sys/bus/event_source/devices/cpu/perf_event_mux_interval_ms";
+	long old, now;
+	FILE *f;
+
+	ASSERT_EQ(0, read_file_long(path, &old));
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "%ld\n", old + 1);
+	ASSERT_EQ(0, fclose(f));
+	ASSERT_EQ(0, read_file_long(path, &now));
+	EXPECT_EQ(old + 1, now);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "%ld\n", old);
+	ASSERT_EQ(0, fclose(f));
+}
+
+/*
  * Twelve instruction counters on a PMU with four to six: they take
  * turns, and count * enabled / running estimates what each would have
  * counted alone.  The loop retires at a steady rate, so the estimates
