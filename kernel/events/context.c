@@ -756,7 +756,9 @@ static void perf_group_detach(struct perf_event *event)
 	list_for_each_entry_safe(sibling, tmp, &event->sibling_list, sibling_list) {
 		/*
 		 * One that cannot count without its leader (PERF_EV_CAP_SIBLING:
-		 * a topdown metric) is taken off and fails for good.
+		 * a topdown metric) is taken off and fails for good.  Only an
+		 * event function detaches a group (__perf_remove_from_context()):
+		 * on the context's CPU, under its lock, as event_sched_out() needs.
 		 */
 		if (sibling->event_caps & PERF_EV_CAP_SIBLING) {
 			if (sibling->state == PERF_EVENT_STATE_ACTIVE)

@@ -446,7 +446,7 @@ PMU_FORMAT_ATTR(any, "config:21");
 
 /*
  * The EVTSEL's fields; then "any" from version 2 unless version 5
- * deprecates it, and a model's fields of config1 (intel_add_format()).
+ * deprecates it, and a model's fields of config1 (intel_add_attrs()).
  */
 static struct attribute *intel_format[] = {
 	&format_attr_event.attr,
@@ -458,29 +458,24 @@ static struct attribute *intel_format[] = {
 	[6 ... 10] = NULL,
 };
 
-static void __init intel_add_format(struct attribute *attr)
-{
-	unsigned int i = 0;
-
-	while (intel_format[i])
-		i++;
-	if (!WARN_ON_ONCE(i + 1 >= ARRAY_SIZE(intel_format)))
-		intel_format[i] = attr;
-}
-
 /* The model's events/ files, then topdown's. */
-static struct attribute *intel_event_files[17];
+static struct attribute *intel_event_files[X86_VENDOR_EVENTS + 1];
 
-static void __init intel_add_events(struct attribute **attrs)
+/*
+ * Append the NULL-terminated @attrs to @list, of @size entries, which
+ * keeps a NULL at its end.
+ */
+static void __init intel_add_attrs(struct attribute **list, size_t size,
+				   struct attribute **attrs)
 {
-	unsigned int i = 0;
+	size_t i = 0;
 
-	while (intel_event_files[i])
+	while (list[i])
 		i++;
 	for (; attrs && *attrs; attrs++, i++) {
-		if (WARN_ON_ONCE(i + 1 >= ARRAY_SIZE(intel_event_files)))
+		if (WARN_ON_ONCE(i + 1 >= size))
 			return;
-		intel_event_files[i] = *attrs;
+		list[i] = *attrs;
 	}
 }
 
@@ -618,8 +613,11 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	 */
 	deprecated = eax.split.version_id >= 5 && edx.split.anythread_deprecated;
 	intel_any_thread = eax.split.version_id >= 3;
-	if (!intel_v1 && !deprecated)
-		intel_add_format(&format_attr_any.attr);
+	if (!intel_v1 && !deprecated) {
+		struct attribute *any[] = { &format_attr_any.attr, NULL };
+
+		intel_add_attrs(intel_format, ARRAY_SIZE(intel_format), any);
+	}
 
 	if (boot_cpu_has(X86_FEATURE_PDCM) &&
 	    rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
@@ -637,18 +635,17 @@ int __init intel_arch_probe(struct x86_vendor *v)
 		intel_topdown = intel_topdown_probe(intel_model_topdown(intel_model),
 						    caps, intel_mask, v);
 	if (intel_model) {
-		struct attribute **a = intel_model_format(intel_model);
-
-		for (; *a; a++)
-			intel_add_format(*a);
+		intel_add_attrs(intel_format, ARRAY_SIZE(intel_format),
+				intel_model_format(intel_model));
 		/* Where CPUID has the event (index 2), any counter counts it. */
 		if (intel_model_ref_cycles_p(intel_model) &&
 		    intel_events[PERF_COUNT_HW_BUS_CYCLES])
 			intel_events[PERF_COUNT_HW_REF_CPU_CYCLES] =
 				intel_events[PERF_COUNT_HW_BUS_CYCLES];
-		intel_add_events(intel_model_events(intel_model));
+		intel_add_attrs(intel_event_files, ARRAY_SIZE(intel_event_files),
+				intel_model_events(intel_model));
 	}
-	intel_add_events(v->events);
+	intel_add_attrs(intel_event_files, ARRAY_SIZE(intel_event_files), v->events);
 	v->events = intel_event_files;
 	if (intel_model)
 		v->name = intel_model_banner(intel_model);

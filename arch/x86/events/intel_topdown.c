@@ -45,7 +45,6 @@
 				 ARCH_PERFMON_EVENTSEL_CMASK | ARCH_PERFMON_EVENTSEL_ANY | \
 				 ARCH_PERFMON_EVENTSEL_PIN_CONTROL | BIT_ULL(32) | BIT_ULL(33))
 
-static bool td_slots __ro_after_init;		/* fixed counter 3 is there */
 static unsigned int td_metrics __ro_after_init;	/* metric events: 0, 4 or 8 */
 static u64 td_mask __ro_after_init;		/* fixed counter 3's value mask */
 
@@ -100,7 +99,8 @@ static bool td_is_slots(u64 config)
  * @mask: the counters' value mask
  * @v: the vendor description, whose fold hooks and events this fills in
  *
- * Called when CPUID reports fixed counter 3 on a model with topdown.
+ * Called when CPUID reports fixed counter 3 on a model with topdown;
+ * the driver calls the others only then.
  *
  * Return: the counters topdown adds: fixed counter 3 and the metric
  * pseudo-counters there are.
@@ -110,7 +110,6 @@ u64 __init intel_topdown_probe(unsigned int metrics, u64 caps, u64 mask,
 {
 	u64 counters;
 
-	td_slots = true;
 	td_mask = mask;
 	if (caps & BIT_ULL(PERF_CAP_METRICS_IDX))
 		td_metrics = min(metrics, 8U);
@@ -137,8 +136,6 @@ bool intel_topdown_constraint(u64 config, u64 *counters)
 {
 	int m;
 
-	if (!td_slots)
-		return false;
 	if ((config & X86_RAW_EVENT_MASK) == TD_SLOTS) {
 		*counters = BIT_ULL(TD_SLOTS_IDX);
 		return true;
@@ -166,7 +163,7 @@ int intel_topdown_hw_config(struct perf_event *event)
 	u64 config = event->attr.config;
 	int m;
 
-	if (!td_slots || event->attr.type != PERF_TYPE_RAW)
+	if (event->attr.type != PERF_TYPE_RAW)
 		return 0;
 	m = td_metric(config);
 	if (!td_is_slots(config) && (m < 0 || !td_metrics))

@@ -54,9 +54,8 @@
 
 #include "x86_pmu.h"
 
-/* The generic events/ files, and the most a vendor adds to them. */
+/* The generic events/ files (the vendor's: X86_VENDOR_EVENTS at most). */
 #define X86_GENERIC_EVENTS	10
-#define X86_VENDOR_EVENTS	16
 
 /**
  * struct x86_pmu_type - one PMU and the counters of its CPUs

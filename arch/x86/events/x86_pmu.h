@@ -27,6 +27,9 @@
  */
 #define X86_EVENT_FOLDED	BIT(1)
 
+/* The most events/ files a vendor adds (a model's, topdown's). */
+#define X86_VENDOR_EVENTS	16
+
 /* The fixed counters' indexes, and the pseudo-counters' above them. */
 #define X86_FIXED_MASK		GENMASK_ULL(47, X86_ASSIGN_FIXED_BASE)
 #define X86_METRIC_BASE		48
@@ -79,7 +82,8 @@
  *	@which what it counted since the last fold, and clear the counters
  *	of @fold_counters; @wrapped: the counters that overflowed since
  *	(their width is added).  Called with the counters stopped.
- * @events: the vendor's own sysfs events/ files (optional)
+ * @events: the vendor's own sysfs events/ files, %X86_VENDOR_EVENTS at
+ *	most (optional)
  *
  * The hooks run with interrupts off on the CPU whose counters they touch.
  */
