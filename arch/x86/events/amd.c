@@ -160,13 +160,13 @@ static void amd_write_ctl(struct amd_cpu *a, int idx, bool enable)
 	wrmsrl(amd_ctl(idx), ctl);
 }
 
-static u64 amd_event_map(u64 id)
+static u64 amd_event_map(const struct x86_vendor *v, u64 id)
 {
 	return amd_events[id];
 }
 
-static u64 amd_cache_event(unsigned int cache, unsigned int op,
-			   unsigned int result)
+static u64 amd_cache_event(const struct x86_vendor *v, unsigned int cache,
+			   unsigned int op, unsigned int result)
 {
 	u32 id = cache | op << 8 | result << 16;
 	int i;
@@ -190,7 +190,7 @@ static bool amd_is_pair(u64 config)
 	return amd_pairs && amd_event_select(config) == AMD_PAIR_EVENT;
 }
 
-static u64 amd_constraint(u64 config)
+static u64 amd_constraint(const struct x86_vendor *v, u64 config)
 {
 	return amd_is_pair(config) ? amd_pairs : amd_counters;
 }
@@ -199,7 +199,7 @@ static u64 amd_constraint(u64 config)
  * Excluding both host and guest counts nothing: both bits set would
  * count everywhere, so the privilege levels are cleared instead.
  */
-static int amd_hw_config(struct perf_event *event)
+static int amd_hw_config(const struct x86_vendor *v, struct perf_event *event)
 {
 	struct perf_event_attr *attr = &event->attr;
 

@@ -53,7 +53,8 @@ EXPORT_SYMBOL_GPL(perf_get_x86_pmu_capability);
  * @hw_event: a PERF_COUNT_HW_* value
  *
  * Return: the config PERF_TYPE_RAW would take for it, or 0 when the CPU
- * does not count it (or @hw_event is out of range).
+ * does not count it (or @hw_event is out of range, or the part is hybrid:
+ * no virtual PMU is offered there).
  */
 u64 perf_get_hw_event_config(int hw_event)
 {
@@ -61,7 +62,7 @@ u64 perf_get_hw_event_config(int hw_event)
 
 	if (!v || hw_event < 0 || hw_event >= PERF_COUNT_HW_MAX)
 		return 0;
-	return v->event_map(array_index_nospec(hw_event, PERF_COUNT_HW_MAX));
+	return v->event_map(v, array_index_nospec(hw_event, PERF_COUNT_HW_MAX));
 }
 EXPORT_SYMBOL_GPL(perf_get_hw_event_config);
 
@@ -77,7 +78,7 @@ EXPORT_SYMBOL_GPL(perf_get_hw_event_config);
  */
 struct perf_guest_switch_msr *perf_guest_get_msrs(int *nr, void *data)
 {
-	const struct x86_vendor *v = x86_pmu_vendor();
+	const struct x86_vendor *v = x86_cpu_vendor();
 
 	lockdep_assert_irqs_disabled();
 	*nr = 0;

@@ -25,6 +25,14 @@
  * Counter indexes are the x86 layer's: general from 0, fixed from 32,
  * which are also their bits in GLOBAL_CTRL and GLOBAL_STATUS.
  *
+ * Hybrid parts (CPUID.07H:EDX bit 15) whose model has tables for both
+ * core types get two descriptions (struct intel_type), cpu_core for the
+ * P-cores and cpu_atom for the E-cores, which CPUID leaf 0x1A tells
+ * apart.  Leaf 0xA reports on every core what both types have; the
+ * P-core's further counters (two general, fixed counter 3) are known
+ * from the model, as upstream widens the counts for it.  Any other
+ * hybrid part is refused: one description would be wrong on one type.
+ *
  * Guests: an event that excludes the host (a hypervisor's virtual
  * counter) keeps its bit out of GLOBAL_CTRL in the host, and one that
  * excludes the guest has its bit cleared in the value a hypervisor loads
@@ -32,7 +40,7 @@
  *
  * Locking: the hooks run on the counters' CPU with interrupts off; the
  * per-CPU state (struct intel_cpu) is changed only there.
- * The description is filled once at boot.
+ * The descriptions are filled once at boot.
  */
 #include <linux/cpu.h>
 #include <linux/device.h>
@@ -70,55 +78,85 @@ static const struct {
 /* Version 1: the general counters it keeps EVTSELs for. */
 #define INTEL_V1_COUNTERS	8
 
-static u64 intel_events[PERF_COUNT_HW_MAX] __ro_after_init;
+/* CPUID leaf 0x1A's core types (EAX bits 31:24). */
+#define INTEL_CORE_TYPE_ATOM	0x20
+#define INTEL_CORE_TYPE_CORE	0x40
+
+/* The most format/ files: the EVTSEL's, "any" and a model's. */
+#define INTEL_FORMATS		10
+
+/**
+ * struct intel_type - the counters of one core type
+ * @events: the generic events' configs (0: none)
+ * @gp: the general counters
+ * @fixed: the fixed ones (bits from %X86_ASSIGN_FIXED_BASE)
+ * @topdown: slots and the metrics (intel_topdown.c), or 0
+ * @model: the model's tables for the core type, or NULL
+ * @format: format/
+ * @event_files: the model's events/ files, then topdown's
+ */
+struct intel_type {
+	u64 events[PERF_COUNT_HW_MAX];
+	u64 gp;
+	u64 fixed;
+	u64 topdown;
+	const struct intel_model *model;
+	struct attribute *format[INTEL_FORMATS + 1];
+	struct attribute *event_files[X86_VENDOR_EVENTS + 1];
+};
+
+static struct intel_type intel_types[X86_MAX_TYPES] __ro_after_init;
 static bool intel_any_thread __ro_after_init;	/* AnyThread is there */
-static u64 intel_gp __ro_after_init;	/* the general counters */
-static u64 intel_fixed __ro_after_init;	/* the fixed ones (bits 32 up) */
-static u64 intel_topdown __ro_after_init; /* slots and metrics (intel_topdown.c) */
 static u64 intel_mask __ro_after_init;	/* counter value mask */
 static bool intel_full_width __ro_after_init;
 static bool intel_v1 __ro_after_init;	/* no global control */
-static const struct intel_model *intel_model __ro_after_init;
+static bool intel_any_deprecated __ro_after_init; /* version 5 says so */
 
-static u64 intel_event_map(u64 id)
+static const struct intel_type *intel_of(const struct x86_vendor *v)
 {
-	return intel_events[id];
+	return v->priv;
 }
 
-static bool has_fixed(int i)
+static u64 intel_event_map(const struct x86_vendor *v, u64 id)
 {
-	return intel_fixed & BIT_ULL(X86_ASSIGN_FIXED_BASE + i);
+	return intel_of(v)->events[id];
+}
+
+static bool has_fixed(const struct intel_type *it, int i)
+{
+	return it->fixed & BIT_ULL(X86_ASSIGN_FIXED_BASE + i);
 }
 
 /*
  * An event a fixed counter counts (exactly its event and umask, no
  * edge, inverse or threshold) may use it or any general counter.
  */
-static u64 intel_constraint(u64 config)
+static u64 intel_constraint(const struct x86_vendor *v, u64 config)
 {
+	const struct intel_type *it = intel_of(v);
 	u64 code = config & X86_RAW_EVENT_MASK, c;
 
 	if (code == REF_CYCLES_CONFIG) {
 		if (intel_v1)
-			return intel_gp;
-		return has_fixed(2) ? BIT_ULL(X86_ASSIGN_FIXED_BASE + 2) : 0;
+			return it->gp;
+		return has_fixed(it, 2) ? BIT_ULL(X86_ASSIGN_FIXED_BASE + 2) : 0;
 	}
-	if (code == 0x00c0 && has_fixed(0))
-		return intel_gp | BIT_ULL(X86_ASSIGN_FIXED_BASE);
-	if (code == 0x003c && has_fixed(1))
-		return intel_gp | BIT_ULL(X86_ASSIGN_FIXED_BASE + 1);
-	if (intel_topdown && intel_topdown_constraint(config, &c))
+	if (code == 0x00c0 && has_fixed(it, 0))
+		return it->gp | BIT_ULL(X86_ASSIGN_FIXED_BASE);
+	if (code == 0x003c && has_fixed(it, 1))
+		return it->gp | BIT_ULL(X86_ASSIGN_FIXED_BASE + 1);
+	if (it->topdown && intel_topdown_constraint(config, &c))
 		return c;
-	if (intel_model &&
-	    intel_model_constraint(intel_model, config, intel_gp, intel_fixed, &c))
+	if (it->model &&
+	    intel_model_constraint(it->model, config, it->gp, it->fixed, &c))
 		return c;
-	return intel_gp;
+	return it->gp;
 }
 
-static u64 intel_cache_event(unsigned int cache, unsigned int op,
-			     unsigned int result)
+static u64 intel_cache_event(const struct x86_vendor *v, unsigned int cache,
+			     unsigned int op, unsigned int result)
 {
-	return intel_model_cache_event(intel_model, cache, op, result);
+	return intel_model_cache_event(intel_of(v)->model, cache, op, result);
 }
 
 /*
@@ -127,17 +165,18 @@ static u64 intel_cache_event(unsigned int cache, unsigned int op,
  * version 1 drops it, as it drops every bit outside the raw event mask
  * (upstream's core PMU driver does the same).
  */
-static int intel_hw_config(struct perf_event *event)
+static int intel_hw_config(const struct x86_vendor *v, struct perf_event *event)
 {
+	const struct intel_type *it = intel_of(v);
 	int err;
 
-	if (intel_topdown) {
+	if (it->topdown) {
 		err = intel_topdown_hw_config(event);
 		if (err)
 			return err;
 	}
-	if (intel_model) {
-		err = intel_model_check_extra(intel_model, event);
+	if (it->model) {
+		err = intel_model_check_extra(it->model, event);
 		if (err)
 			return err;
 	}
@@ -155,6 +194,7 @@ static int intel_hw_config(struct perf_event *event)
 
 /**
  * struct intel_cpu - one CPU's view of its counters' control registers
+ * @t: the description of its counters (its core type's)
  * @fixed_ctrl: what was last written to IA32_FIXED_CTR_CTRL, so that
  *	starting and stopping a fixed counter (at every context switch)
  *	costs one WRMSR and no RDMSR
@@ -168,6 +208,7 @@ static int intel_hw_config(struct perf_event *event)
  * @v1_switch: version 1: what a hypervisor switches, one EVTSEL each
  */
 struct intel_cpu {
+	const struct intel_type *t;
 	u64 fixed_ctrl;
 	u64 global;
 	u64 guest_only;
@@ -204,10 +245,11 @@ static void intel_v1_switch_all(struct intel_cpu *ic, bool off)
 		intel_v1_write(ic, __ffs64(s));
 }
 
-/* GLOBAL_CTRL's (or GLOBAL_STATUS's) bits for counter indexes. */
+/* GLOBAL_CTRL's (or GLOBAL_STATUS's) bits for this CPU's counter indexes. */
 static u64 intel_ctrl(u64 counters)
 {
-	return intel_topdown ? intel_topdown_ctrl(counters) : counters;
+	return this_cpu_read(intel_cpu.t)->topdown ?
+		intel_topdown_ctrl(counters) : counters;
 }
 
 static void intel_enable_all(u64 counters)
@@ -262,7 +304,7 @@ static struct perf_guest_switch_msr *intel_v1_guest_msrs(int *nr)
 {
 	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
 	struct perf_guest_switch_msr *m = ic->v1_switch;
-	u64 gp = intel_gp, on = ic->v1_off ? 0 : ic->v1_started, bit;
+	u64 gp = ic->t->gp, on = ic->v1_off ? 0 : ic->v1_started, bit;
 	int idx;
 
 	for (*nr = 0; gp; gp &= gp - 1, m++, (*nr)++) {
@@ -401,7 +443,7 @@ static u64 intel_status(void)
 		 */
 		if (status & GLOBAL_STATUS_TRACE_TOPAPMI)
 			perf_guest_handle_intel_pt_intr();
-		return status & (intel_gp | intel_fixed | intel_topdown |
+		return status & (ic->t->gp | ic->t->fixed | ic->t->topdown |
 				 GLOBAL_STATUS_TRACE_TOPAPMI);
 	}
 	for (s = ic->v1_started; s; s &= s - 1) {
@@ -448,18 +490,15 @@ PMU_FORMAT_ATTR(any, "config:21");
  * The EVTSEL's fields; then "any" from version 2 unless version 5
  * deprecates it, and a model's fields of config1 (intel_add_attrs()).
  */
-static struct attribute *intel_format[] = {
+static struct attribute *intel_evtsel_format[] __initdata = {
 	&format_attr_event.attr,
 	&format_attr_umask.attr,
 	&format_attr_edge.attr,
 	&format_attr_pc.attr,
 	&format_attr_inv.attr,
 	&format_attr_cmask.attr,
-	[6 ... 10] = NULL,
+	NULL,
 };
-
-/* The model's events/ files, then topdown's. */
-static struct attribute *intel_event_files[X86_VENDOR_EVENTS + 1];
 
 /*
  * Append the NULL-terminated @attrs to @list, of @size entries, which
@@ -496,8 +535,9 @@ static void intel_set_freeze(void *unused)
 		msr_clear_bit(MSR_IA32_DEBUGCTLMSR, DEBUGCTLMSR_FREEZE_IN_SMM_BIT);
 }
 
-static void intel_cpu_starting(void)
+static void intel_cpu_starting(const struct x86_vendor *v)
 {
+	this_cpu_write(intel_cpu.t, intel_of(v));
 	if (!intel_v1)
 		intel_set_freeze(NULL);
 }
@@ -552,123 +592,86 @@ static unsigned int intel_nr_fixed(union cpuid10_eax eax, union cpuid10_edx edx)
 	return min(n, 3U);
 }
 
-/**
- * intel_arch_probe - describe the CPU's architectural PMU
- * @v: filled in on success
- *
- * Return: 0, or -ENODEV when there is no PMU this driver can run.
+/*
+ * Describe the counters of one core type: @gp and @fixed the counters
+ * it has, @model its tables (NULL: the architectural ones alone), @eax,
+ * @ebx CPUID leaf 0xA's, @caps IA32_PERF_CAPABILITIES.
  */
-int __init intel_arch_probe(struct x86_vendor *v)
+static void __init intel_type_init(struct intel_type *it, struct x86_vendor *v,
+				   const struct intel_model *model, u64 gp,
+				   u64 fixed, union cpuid10_eax eax,
+				   union cpuid10_ebx ebx, u64 caps)
 {
-	union cpuid10_eax eax;
-	union cpuid10_ebx ebx;
-	union cpuid10_edx edx;
-	unsigned int fixed_bitmap, i, n_fixed;
-	bool deprecated;
-	u64 caps = 0;
+	unsigned int i;
 
-	if (!boot_cpu_has(X86_FEATURE_ARCH_PERFMON))
-		return -ENODEV;
-	/*
-	 * Core types with their own counters (an E-core has fewer than a
-	 * P-core) need a PMU per type: counting on one type with the
-	 * other's description would touch counters that do not exist.
-	 */
-	if (boot_cpu_has(X86_FEATURE_HYBRID_CPU)) {
-		pr_info("perf: hybrid Intel CPUs are not supported yet: no hardware events\n");
-		return -ENODEV;
-	}
-	cpuid(10, &eax.full, &ebx.full, &fixed_bitmap, &edx.full);
-	if (!eax.split.version_id || !eax.split.num_counters ||
-	    eax.split.bit_width < 32)
-		return -ENODEV;
-	if (!x86_counter_msr_works(MSR_ARCH_PERFMON_PERFCTR0)) {
-		pr_info("perf: the counters CPUID describes do not work: no hardware events\n");
-		return -ENODEV;
-	}
-
-	intel_v1 = eax.split.version_id < 2;
-	intel_freeze_on_smi = !intel_v1;
-	intel_gp = GENMASK_ULL(min_t(int, eax.split.num_counters,
-				     intel_v1 ? INTEL_V1_COUNTERS : 32) - 1, 0);
-	/* Version 1 has no fixed counters, and EDX says nothing. */
-	n_fixed = intel_nr_fixed(eax, edx);
-	for (i = 0; i < 3; i++)
-		if (i < n_fixed ||
-		    (eax.split.version_id >= 5 && (fixed_bitmap & BIT(i))))
-			intel_fixed |= BIT_ULL(X86_ASSIGN_FIXED_BASE + i);
-	intel_mask = GENMASK_ULL(eax.split.bit_width - 1, 0);
-
+	it->gp = gp;
+	it->fixed = fixed;
+	it->model = model;
 	for (i = 0; i < ARRAY_SIZE(arch_events); i++)
 		if (i < eax.split.mask_length && !(ebx.full & BIT(i)))
-			intel_events[arch_events[i].id] = arch_events[i].config;
-	if (has_fixed(2) || intel_v1)
-		intel_events[PERF_COUNT_HW_REF_CPU_CYCLES] = REF_CYCLES_CONFIG;
+			it->events[arch_events[i].id] = arch_events[i].config;
+	if (has_fixed(it, 2) || intel_v1)
+		it->events[PERF_COUNT_HW_REF_CPU_CYCLES] = REF_CYCLES_CONFIG;
 
+	intel_add_attrs(it->format, ARRAY_SIZE(it->format), intel_evtsel_format);
 	/*
 	 * AnyThread is taken from version 3, deprecated in version 5 or not
 	 * (the CPU accepts the bit there).  As upstream's, the format names
 	 * "any" from version 2 unless version 5 deprecates it, though the
 	 * bit is refused (EINVAL) before version 3.
 	 */
-	deprecated = eax.split.version_id >= 5 && edx.split.anythread_deprecated;
-	intel_any_thread = eax.split.version_id >= 3;
-	if (!intel_v1 && !deprecated) {
+	if (!intel_v1 && !intel_any_deprecated) {
 		struct attribute *any[] = { &format_attr_any.attr, NULL };
 
-		intel_add_attrs(intel_format, ARRAY_SIZE(intel_format), any);
+		intel_add_attrs(it->format, ARRAY_SIZE(it->format), any);
 	}
-
-	if (boot_cpu_has(X86_FEATURE_PDCM) &&
-	    rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
-		caps = 0;
-	intel_full_width = caps & INTEL_CAP_FULL_WIDTH_WRITES;
-
-	intel_model = intel_v1 ? NULL : intel_model_find();
 	/*
 	 * Fixed counter 3 counts slots, which only the models with topdown
 	 * tables know to use (and not the generic description).
 	 */
-	if (intel_model && intel_model_topdown(intel_model) >= 0 &&
-	    (edx.split.num_counters_fixed > 3 ||
-	     (eax.split.version_id >= 5 && (fixed_bitmap & BIT(3)))))
-		intel_topdown = intel_topdown_probe(intel_model_topdown(intel_model),
-						    caps, intel_mask, v);
-	if (intel_model) {
-		intel_add_attrs(intel_format, ARRAY_SIZE(intel_format),
-				intel_model_format(intel_model));
+	if (model && intel_model_topdown(model) >= 0 && has_fixed(it, 3))
+		it->topdown = intel_topdown_probe(intel_model_topdown(model),
+						  caps, intel_mask, v);
+	/* Fixed counter 3 is topdown's, when it is used at all. */
+	it->fixed &= ~BIT_ULL(X86_ASSIGN_FIXED_BASE + 3);
+	if (model) {
+		intel_add_attrs(it->format, ARRAY_SIZE(it->format),
+				intel_model_format(model));
 		/* Where CPUID has the event (index 2), any counter counts it. */
-		if (intel_model_ref_cycles_p(intel_model) &&
-		    intel_events[PERF_COUNT_HW_BUS_CYCLES])
-			intel_events[PERF_COUNT_HW_REF_CPU_CYCLES] =
-				intel_events[PERF_COUNT_HW_BUS_CYCLES];
-		intel_add_attrs(intel_event_files, ARRAY_SIZE(intel_event_files),
-				intel_model_events(intel_model));
+		if (intel_model_ref_cycles_p(model) &&
+		    it->events[PERF_COUNT_HW_BUS_CYCLES])
+			it->events[PERF_COUNT_HW_REF_CPU_CYCLES] =
+				it->events[PERF_COUNT_HW_BUS_CYCLES];
+		intel_add_attrs(it->event_files, ARRAY_SIZE(it->event_files),
+				intel_model_events(model));
 	}
-	intel_add_attrs(intel_event_files, ARRAY_SIZE(intel_event_files), v->events);
-	v->events = intel_event_files;
-	if (intel_model)
-		v->name = intel_model_banner(intel_model);
-	else if (intel_v1)
-		v->name = "generic_arch_v1";
-	else if (eax.split.version_id >= 5)
-		v->name = "generic_arch_v5+";
-	else
-		v->name = "generic_arch_v2+";
-	v->caps_name = intel_model ? intel_model_pmu_name(intel_model) : v->name;
+	/* The hybrid models' files hold topdown's, in their hybrid form. */
+	if (it->topdown && !intel_model_hybrid_events(model))
+		intel_add_attrs(it->event_files, ARRAY_SIZE(it->event_files),
+				intel_topdown_events());
+
+	v->priv = it;
+	v->events = it->event_files;
+	v->counters = it->gp | it->fixed | it->topdown;
+	v->event_map = intel_event_map;
+	if (model)
+		v->cache_event = intel_cache_event;
+	v->constraint = intel_constraint;
+	v->hw_config = intel_hw_config;
+	v->format = it->format;
+}
+
+/* The hooks and facts both core types share. */
+static void __init intel_vendor_init(struct x86_vendor *v, union cpuid10_eax eax,
+				     union cpuid10_ebx ebx)
+{
 	v->version = eax.split.version_id;
 	v->events_mask = ebx.full;
 	v->events_mask_len = eax.split.mask_length;
-	v->counters = intel_gp | intel_fixed | intel_topdown;
 	v->width = eax.split.bit_width;
 	/* Half the counter, or what a 32-bit write can start it at. */
 	v->max_period = intel_full_width ? intel_mask >> 1 : (1ULL << 31) - 1;
 	v->config_mask = X86_RAW_EVENT_MASK;
-	v->event_map = intel_event_map;
-	if (intel_model)
-		v->cache_event = intel_cache_event;
-	v->constraint = intel_constraint;
-	v->hw_config = intel_hw_config;
 	v->enable_all = intel_enable_all;
 	v->disable_all = intel_disable_all;
 	v->enable = intel_enable;
@@ -677,9 +680,121 @@ int __init intel_arch_probe(struct x86_vendor *v)
 	v->ack = intel_ack;
 	v->read = intel_read;
 	v->write = intel_write;
-	v->format = intel_format;
 	v->attrs = intel_attrs;
 	v->cpu_starting = intel_cpu_starting;
 	v->guest_msrs = intel_guest_msrs;
-	return 0;
+}
+
+/*
+ * A hybrid part: the P-cores have two general counters and a fixed
+ * counter more than leaf 0xA reports, unless leaf 0xA already reports
+ * more than a P-core has (upstream's reading of parts whose firmware
+ * turned the E-cores off); the E-cores have what it reports.
+ */
+static void __init intel_hybrid_init(struct x86_vendor *v,
+				     const struct intel_model *model,
+				     u64 gp, u64 fixed, union cpuid10_eax eax,
+				     union cpuid10_ebx ebx, u64 caps)
+{
+	u64 core_gp = gp << 2 | 3, core_fixed = fixed << 1 | BIT_ULL(X86_ASSIGN_FIXED_BASE);
+
+	if (hweight64(core_gp) > 8 || hweight64(core_fixed) > 4) {
+		core_gp = gp;
+		core_fixed = fixed;
+	}
+	/* Upstream takes PERF_METRICS as there on every P-core. */
+	intel_type_init(&intel_types[0], &v[0], model, core_gp,
+			core_fixed & X86_FIXED_MASK, eax, ebx,
+			caps | BIT_ULL(PERF_CAP_METRICS_IDX));
+	intel_type_init(&intel_types[1], &v[1], intel_model_atom(model), gp,
+			fixed, eax, ebx, caps & ~BIT_ULL(PERF_CAP_METRICS_IDX));
+	v[0].pmu_name = "cpu_core";
+	v[0].core_type = INTEL_CORE_TYPE_CORE;
+	v[1].pmu_name = "cpu_atom";
+	v[1].core_type = INTEL_CORE_TYPE_ATOM;
+}
+
+/**
+ * intel_arch_probe - describe the CPU's architectural PMU
+ * @v: filled in on success, one description per core type
+ * @max: how many descriptions @v has room for
+ *
+ * Return: how many core types were described (1, or 2 on a hybrid part
+ * whose model has tables), or -ENODEV when there is no PMU this driver
+ * can run.
+ */
+int __init intel_arch_probe(struct x86_vendor *v, int max)
+{
+	union cpuid10_eax eax;
+	union cpuid10_ebx ebx;
+	union cpuid10_edx edx;
+	unsigned int fixed_bitmap, i, n_fixed;
+	const struct intel_model *model;
+	u64 caps = 0, gp, fixed = 0;
+	int n = 1;
+
+	if (!boot_cpu_has(X86_FEATURE_ARCH_PERFMON))
+		return -ENODEV;
+	cpuid(10, &eax.full, &ebx.full, &fixed_bitmap, &edx.full);
+	if (!eax.split.version_id || !eax.split.num_counters ||
+	    eax.split.bit_width < 32)
+		return -ENODEV;
+	intel_v1 = eax.split.version_id < 2;
+	model = intel_v1 ? NULL : intel_model_find();
+	/*
+	 * Core types with their own counters (an E-core has fewer than a
+	 * P-core) need a PMU per type, which needs the model's tables:
+	 * counting on one type with the other's description would touch
+	 * counters that do not exist.
+	 */
+	if (boot_cpu_has(X86_FEATURE_HYBRID_CPU)) {
+		if (!model || !intel_model_atom(model) || max < 2) {
+			pr_info("perf: a hybrid Intel CPU of a model without tables: no hardware events\n");
+			return -ENODEV;
+		}
+		n = 2;
+	}
+	if (!x86_counter_msr_works(MSR_ARCH_PERFMON_PERFCTR0)) {
+		pr_info("perf: the counters CPUID describes do not work: no hardware events\n");
+		return -ENODEV;
+	}
+
+	intel_freeze_on_smi = !intel_v1;
+	gp = GENMASK_ULL(min_t(int, eax.split.num_counters,
+			       intel_v1 ? INTEL_V1_COUNTERS : 32) - 1, 0);
+	/* Version 1 has no fixed counters, and EDX says nothing. */
+	n_fixed = intel_nr_fixed(eax, edx);
+	for (i = 0; i < 4; i++)
+		if ((i < n_fixed && i < 3) ||
+		    (i == 3 && edx.split.num_counters_fixed > 3) ||
+		    (eax.split.version_id >= 5 && (fixed_bitmap & BIT(i))))
+			fixed |= BIT_ULL(X86_ASSIGN_FIXED_BASE + i);
+	intel_mask = GENMASK_ULL(eax.split.bit_width - 1, 0);
+	intel_any_deprecated = eax.split.version_id >= 5 &&
+			       edx.split.anythread_deprecated;
+	intel_any_thread = eax.split.version_id >= 3;
+	if (boot_cpu_has(X86_FEATURE_PDCM) &&
+	    rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
+		caps = 0;
+	intel_full_width = caps & INTEL_CAP_FULL_WIDTH_WRITES;
+
+	for (i = 0; i < n; i++)
+		intel_vendor_init(&v[i], eax, ebx);
+	if (n == 2)
+		intel_hybrid_init(v, model, gp, fixed, eax, ebx, caps);
+	else
+		intel_type_init(&intel_types[0], v, model, gp, fixed, eax, ebx, caps);
+
+	for (i = 0; i < n; i++) {
+		if (model)
+			v[i].name = intel_model_banner(model);
+		else if (intel_v1)
+			v[i].name = "generic_arch_v1";
+		else if (eax.split.version_id >= 5)
+			v[i].name = "generic_arch_v5+";
+		else
+			v[i].name = "generic_arch_v2+";
+		v[i].caps_name = model ? intel_model_pmu_name(model) : v[i].name;
+	}
+	return n;
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Intel models with tables of their own: Skylake, Ice Lake and Sapphire
- * Rapids cores (client and server parts alike).  What the architectural
+ * Rapids cores (client and server parts alike), and the hybrid Alder
+ * Lake and Raptor Lake parts, whose Golden Cove P-cores and Gracemont
+ * E-cores each have their tables (intel_model_atom()).  What the
+ * architectural
  * description in CPUID leaf 0xA does not say and the Intel SDM's event
  * lists do:
  *
@@ -103,6 +106,12 @@ static const struct intel_rule glc_rules[] = {
 	{ }
 };
 
+/* Gracemont: only the fixed counters' events have rules. */
+static const struct intel_rule grt_rules[] = {
+	FIXED(0x013c, 2, ANY_GP),	/* CPU_CLK_UNHALTED.REF_TSC_P */
+	{ }
+};
+
 /*
  * The registers beside the EVTSEL, by the event and unit mask that use
  * them, with the bits of config1 each takes (beyond them: -EINVAL).
@@ -135,6 +144,13 @@ static const struct intel_extra glc_extra[] = {
 	{ 0x01c6, 0x7fff1f },		/* MSR_PEBS_FRONTEND */
 	{ 0x40ad, 0x7 },
 	{ 0x04c2, 0x8 },
+	{ }
+};
+
+static const struct intel_extra grt_extra[] = {
+	{ 0x01b7, 0x3fffffffffULL },	/* MSR_OFFCORE_RSP_0 */
+	{ 0x02b7, 0x3fffffffffULL },	/* MSR_OFFCORE_RSP_1 */
+	{ 0x05d0, 0xffff },		/* MSR_PEBS_LD_LAT_THRESHOLD */
 	{ }
 };
 
@@ -210,6 +226,31 @@ static const intel_cache_table glc_cache = {
 	},
 };
 
+/* Gracemont's, as Goldmont Plus's; no event counts ITLB reads. */
+static const intel_cache_table grt_cache = {
+	[PERF_COUNT_HW_CACHE_L1D] = {
+		/* MEM_UOPS_RETIRED.ALL_LOADS and ALL_STORES */
+		[RD] = AM(0x81d0, 0), [WR] = AM(0x82d0, 0),
+	},
+	[PERF_COUNT_HW_CACHE_L1I] = {
+		[RD] = AM(0x0380, 0x0280), [WR] = AM(NONE, NONE),
+	},
+	[PERF_COUNT_HW_CACHE_LL] = {
+		[RD] = AM(0x01b7, 0x01b7), [WR] = AM(0x01b7, 0x01b7),
+	},
+	[PERF_COUNT_HW_CACHE_DTLB] = {
+		[RD] = AM(0x81d0, 0x0e08), [WR] = AM(0x82d0, 0x0e49),
+	},
+	[PERF_COUNT_HW_CACHE_ITLB] = {
+		[RD] = AM(NONE, 0x0481),
+		[WR] = AM(NONE, NONE), [PF] = AM(NONE, NONE),
+	},
+	[PERF_COUNT_HW_CACHE_BPU] = {
+		[RD] = AM(0x00c4, 0x00c5),
+		[WR] = AM(NONE, NONE), [PF] = AM(NONE, NONE),
+	},
+};
+
 /* format/: the second register's fields, in config1. */
 PMU_FORMAT_ATTR(offcore_rsp, "config1:0-63");
 PMU_FORMAT_ATTR(ldlat, "config1:0-15");
@@ -219,6 +260,13 @@ static struct attribute *intel_extra_format[] = {
 	&format_attr_offcore_rsp.attr,
 	&format_attr_ldlat.attr,
 	&format_attr_frontend.attr,
+	NULL,
+};
+
+/* Gracemont has no frontend register. */
+static struct attribute *grt_format[] = {
+	&format_attr_offcore_rsp.attr,
+	&format_attr_ldlat.attr,
 	NULL,
 };
 
@@ -289,6 +337,103 @@ static struct attribute *glc_events[] = {
 	NULL,
 };
 
+/*
+ * A hybrid part's events/ files.  Upstream keeps one string for the core
+ * types that have the event, their encodings in the order of its PMUs
+ * (cpu_atom's, then cpu_core's) with ';' between, and shows each PMU its
+ * own: without a newline, and, when another encoding follows it, padded
+ * with NULs up to the length of the rest of the string (so the files of
+ * cpu_atom are longer than their text).  These files are the same bytes.
+ */
+struct intel_hybrid_attr {
+	struct device_attribute attr;
+	const char *str;
+	u8 part;
+};
+
+static ssize_t intel_hybrid_show(struct device *dev,
+				 struct device_attribute *attr, char *page)
+{
+	struct intel_hybrid_attr *a = container_of(attr, struct intel_hybrid_attr, attr);
+	const char *s = a->str, *end;
+	size_t len;
+	int i;
+
+	for (i = 0; i < a->part && strchr(s, ';'); i++)
+		s = strchr(s, ';') + 1;
+	end = strchrnul(s, ';');
+	len = strlen(s);
+	/* Constant strings, far shorter than the page. */
+	memset(page, 0, len);
+	memcpy(page, s, end - s);
+	return len;
+}
+
+#define HYBRID_EVENT(_var, _name, _part, _str)				\
+	static struct intel_hybrid_attr _var = {			\
+		.attr = {						\
+			.attr = { .name = _name, .mode = 0444 },	\
+			.show = intel_hybrid_show,			\
+		},							\
+		.str = _str,						\
+		.part = _part,						\
+	}
+
+/* Encodings of both core types: cpu_atom's (part 0), cpu_core's (1). */
+#define ADL_TD_RETIRING		"event=0xc2,umask=0x0;event=0x00,umask=0x80"
+#define ADL_TD_BAD_SPEC		"event=0x73,umask=0x0;event=0x00,umask=0x81"
+#define ADL_TD_FE_BOUND		"event=0x71,umask=0x0;event=0x00,umask=0x82"
+#define ADL_TD_BE_BOUND		"event=0x74,umask=0x0;event=0x00,umask=0x83"
+#define ADL_MEM_LOADS		"event=0xd0,umask=0x5,ldlat=3;event=0xcd,umask=0x1,ldlat=3"
+#define ADL_MEM_STORES		"event=0xd0,umask=0x6;event=0xcd,umask=0x2"
+
+HYBRID_EVENT(adl_slots, "slots", 0, "event=0x00,umask=0x4");
+HYBRID_EVENT(adl_retiring, "topdown-retiring", 1, ADL_TD_RETIRING);
+HYBRID_EVENT(adl_bad_spec, "topdown-bad-spec", 1, ADL_TD_BAD_SPEC);
+HYBRID_EVENT(adl_fe_bound, "topdown-fe-bound", 1, ADL_TD_FE_BOUND);
+HYBRID_EVENT(adl_be_bound, "topdown-be-bound", 1, ADL_TD_BE_BOUND);
+HYBRID_EVENT(adl_heavy_ops, "topdown-heavy-ops", 0, "event=0x00,umask=0x84");
+HYBRID_EVENT(adl_br_mispredict, "topdown-br-mispredict", 0, "event=0x00,umask=0x85");
+HYBRID_EVENT(adl_fetch_lat, "topdown-fetch-lat", 0, "event=0x00,umask=0x86");
+HYBRID_EVENT(adl_mem_bound, "topdown-mem-bound", 0, "event=0x00,umask=0x87");
+HYBRID_EVENT(adl_mem_loads, "mem-loads", 1, ADL_MEM_LOADS);
+HYBRID_EVENT(adl_mem_stores, "mem-stores", 1, ADL_MEM_STORES);
+HYBRID_EVENT(adl_mem_loads_aux, "mem-loads-aux", 0, "event=0x03,umask=0x82");
+HYBRID_EVENT(grt_retiring, "topdown-retiring", 0, ADL_TD_RETIRING);
+HYBRID_EVENT(grt_bad_spec, "topdown-bad-spec", 0, ADL_TD_BAD_SPEC);
+HYBRID_EVENT(grt_fe_bound, "topdown-fe-bound", 0, ADL_TD_FE_BOUND);
+HYBRID_EVENT(grt_be_bound, "topdown-be-bound", 0, ADL_TD_BE_BOUND);
+HYBRID_EVENT(grt_mem_loads, "mem-loads", 0, ADL_MEM_LOADS);
+HYBRID_EVENT(grt_mem_stores, "mem-stores", 0, ADL_MEM_STORES);
+
+/* The P-cores': topdown (slots and the metrics) first, as the driver needs. */
+static struct attribute *adl_core_events[] = {
+	&adl_slots.attr.attr,
+	&adl_retiring.attr.attr,
+	&adl_bad_spec.attr.attr,
+	&adl_fe_bound.attr.attr,
+	&adl_be_bound.attr.attr,
+	&adl_heavy_ops.attr.attr,
+	&adl_br_mispredict.attr.attr,
+	&adl_fetch_lat.attr.attr,
+	&adl_mem_bound.attr.attr,
+	&adl_mem_loads.attr.attr,
+	&adl_mem_stores.attr.attr,
+	&adl_mem_loads_aux.attr.attr,
+	NULL,
+};
+
+/* The E-cores' topdown events are ordinary ones, on general counters. */
+static struct attribute *adl_atom_events[] = {
+	&grt_retiring.attr.attr,
+	&grt_bad_spec.attr.attr,
+	&grt_fe_bound.attr.attr,
+	&grt_be_bound.attr.attr,
+	&grt_mem_loads.attr.attr,
+	&grt_mem_stores.attr.attr,
+	NULL,
+};
+
 /**
  * struct intel_model - what one family of cores adds to leaf 0xA
  * @pmu_name: upstream's name for it, in caps/pmu_name
@@ -303,6 +448,12 @@ static struct attribute *glc_events[] = {
  * @events: its events/ files (optional)
  * @ref_cycles_p: reference cycles count on general counters too, as
  *	event 0x3c unit mask 1, where CPUID says the event is there
+ * @format: its format/ files beside the EVTSEL's (NULL: the offcore
+ *	response, load latency and frontend fields)
+ * @atom: a hybrid part's E-core tables (this being its P-core's), or
+ *	NULL
+ * @hybrid_events: @events hold topdown's files already (the hybrid
+ *	forms)
  */
 struct intel_model {
 	const char *pmu_name;
@@ -314,6 +465,9 @@ struct intel_model {
 	s8 metrics;
 	struct attribute **events;
 	bool ref_cycles_p;
+	struct attribute **format;
+	const struct intel_model *atom;
+	bool hybrid_events;
 };
 
 static const struct intel_model skylake = {
@@ -328,6 +482,32 @@ static const struct intel_model icelake = {
 static const struct intel_model sapphire_rapids = {
 	"sapphire_rapids", "Sapphire Rapids events", glc_rules, glc_extra,
 	&glc_cache, false, 8, glc_events, true,
+};
+
+static const struct intel_model alderlake_atom = {
+	.pmu_name = "alderlake_hybrid",
+	.banner = "Alderlake Hybrid events",
+	.rules = grt_rules,
+	.extra = grt_extra,
+	.cache = &grt_cache,
+	.metrics = -1,
+	.events = adl_atom_events,
+	.ref_cycles_p = true,
+	.format = grt_format,
+	.hybrid_events = true,
+};
+
+static const struct intel_model alderlake = {
+	.pmu_name = "alderlake_hybrid",
+	.banner = "Alderlake Hybrid events",
+	.rules = glc_rules,
+	.extra = glc_extra,
+	.cache = &glc_cache,
+	.metrics = 8,
+	.events = adl_core_events,
+	.ref_cycles_p = true,
+	.atom = &alderlake_atom,
+	.hybrid_events = true,
 };
 
 static const struct x86_cpu_id intel_model_ids[] = {
@@ -347,6 +527,11 @@ static const struct x86_cpu_id intel_model_ids[] = {
 	X86_MATCH_VFM(INTEL_ROCKETLAKE, &icelake),
 	X86_MATCH_VFM(INTEL_SAPPHIRERAPIDS_X, &sapphire_rapids),
 	X86_MATCH_VFM(INTEL_EMERALDRAPIDS_X, &sapphire_rapids),
+	X86_MATCH_VFM(INTEL_ALDERLAKE, &alderlake),
+	X86_MATCH_VFM(INTEL_ALDERLAKE_L, &alderlake),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE, &alderlake),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE_P, &alderlake),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE_S, &alderlake),
 	{}
 };
 
@@ -417,7 +602,30 @@ struct attribute **intel_model_events(const struct intel_model *m)
  */
 struct attribute **intel_model_format(const struct intel_model *m)
 {
-	return intel_extra_format;
+	return m->format ?: intel_extra_format;
+}
+
+/**
+ * intel_model_atom - a hybrid part's E-core tables
+ * @m: the model, as intel_model_find() gives it (the P-core's tables)
+ *
+ * Return: the E-cores' tables, or NULL when the model is not hybrid.
+ */
+const struct intel_model *intel_model_atom(const struct intel_model *m)
+{
+	return m->atom;
+}
+
+/**
+ * intel_model_hybrid_events - whether the events/ files include topdown's
+ * @m: the model
+ *
+ * Return: true when intel_model_events() holds the hybrid forms of the
+ * topdown files, which the driver then takes instead of its own.
+ */
+bool intel_model_hybrid_events(const struct intel_model *m)
+{
+	return m->hybrid_events;
 }
 
 /**

@@ -16,6 +16,8 @@ const char *intel_model_banner(const struct intel_model *m);
 int intel_model_topdown(const struct intel_model *m);
 struct attribute **intel_model_events(const struct intel_model *m);
 struct attribute **intel_model_format(const struct intel_model *m);
+const struct intel_model *intel_model_atom(const struct intel_model *m);
+bool intel_model_hybrid_events(const struct intel_model *m);
 bool intel_model_ref_cycles_p(const struct intel_model *m);
 bool intel_model_constraint(const struct intel_model *m, u64 config, u64 gp,
 			    u64 fixed, u64 *counters);

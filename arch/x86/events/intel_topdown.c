@@ -97,7 +97,7 @@ static bool td_is_slots(u64 config)
  * @metrics: the metric events the model has (0: none, 4 or 8)
  * @caps: IA32_PERF_CAPABILITIES (0 when there is none)
  * @mask: the counters' value mask
- * @v: the vendor description, whose fold hooks and events this fills in
+ * @v: the vendor description, whose fold hooks this fills in
  *
  * Called when CPUID reports fixed counter 3 on a model with topdown;
  * the driver calls the others only then.
@@ -120,8 +120,18 @@ u64 __init intel_topdown_probe(unsigned int metrics, u64 caps, u64 mask,
 	td_events[1 + td_metrics] = NULL;
 	v->fold_counters = counters;
 	v->fold = intel_topdown_fold;
-	v->events = td_events;
 	return counters;
+}
+
+/**
+ * intel_topdown_events - the events/ files of slots and the metrics
+ *
+ * Return: a NULL-terminated list, cut after the metrics the model has
+ * (valid once intel_topdown_probe() ran).
+ */
+struct attribute **intel_topdown_events(void)
+{
+	return td_events;
 }
 
 /**

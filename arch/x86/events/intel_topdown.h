@@ -10,6 +10,7 @@
 
 u64 intel_topdown_probe(unsigned int metrics, u64 caps, u64 mask,
 			struct x86_vendor *v);
+struct attribute **intel_topdown_events(void);
 bool intel_topdown_constraint(u64 config, u64 *counters);
 int intel_topdown_hw_config(struct perf_event *event);
 u64 intel_topdown_ctrl(u64 counters);

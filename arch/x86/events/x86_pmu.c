@@ -4,6 +4,15 @@
  * PERF_TYPE_HARDWARE and PERF_TYPE_HW_CACHE) on the counters a vendor
  * driver describes (struct x86_vendor).
  *
+ * A hybrid part, whose core types have counters of their own, gets one
+ * PMU per core type instead (struct x86_pmu_type), named by the vendor:
+ * the first takes PERF_TYPE_RAW, the others a type of their own, and all
+ * take hardware and cache events with their type in the config's upper
+ * bits (PERF_PMU_CAP_EXTENDED_HW_TYPE).  Each CPU takes the type its
+ * core type names as it comes online (its "cpus"); an event of a type
+ * counts only there (pmu->filter), and a CPU's event of another type's
+ * CPU is not the type's (-ENOENT, so that the core offers it on).
+ *
  * Each CPU keeps the events added to its counters in the order they came
  * (struct x86_cpu_pmu).  add() appends an event and assigns counters to
  * the whole list again (assign.c), keeping each placed event where it is
@@ -49,6 +58,7 @@
 #include <linux/sysfs.h>
 
 #include <asm/apic.h>
+#include <asm/cpu.h>
 #include <asm/perf_event.h>
 #include <asm/timer.h>
 
@@ -65,10 +75,12 @@
  * @events_group: events/
  * @format_group: format/, from the vendor
  * @vendor_group: the vendor's files in the PMU's directory
- * @groups: the groups, for @pmu (with caps/ and the rdpmc knob, shared)
+ * @groups: the groups, for @pmu (with caps/, the rdpmc knob and a hybrid
+ *	part's cpus file, shared)
+ * @cpus: the online CPUs of the type
  *
- * One type, the "cpu" PMU of every CPU; every hook of @v runs on a CPU
- * of the type (an event's, or the CPU's own: x86_cpu_pmu.t).
+ * Every hook of @v that touches counters runs on a CPU of the type (an
+ * event's, or the CPU's own: x86_cpu_pmu.t).
  */
 struct x86_pmu_type {
 	struct pmu pmu;
@@ -77,15 +89,18 @@ struct x86_pmu_type {
 	struct attribute_group events_group;
 	struct attribute_group format_group;
 	struct attribute_group vendor_group;
-	const struct attribute_group *groups[6];
+	const struct attribute_group *groups[7];
+	cpumask_t cpus;
 };
 
 /*
  * Not __ro_after_init: the core writes its struct pmu after boot (the
- * perf_event_mux_interval_ms file stores the rotation interval there).
- * The description in it is written once, before the PMU is registered.
+ * perf_event_mux_interval_ms file stores the rotation interval there),
+ * and @cpus follows hotplug.  The descriptions are written once, before
+ * the PMUs are registered.
  */
-static struct x86_pmu_type x86_type;
+static struct x86_pmu_type x86_types[X86_MAX_TYPES];
+static int x86_nr_types __ro_after_init;
 static bool x86_pmu_ready __ro_after_init;
 
 static struct x86_pmu_type *x86_pmu_type(struct pmu *pmu)
@@ -321,7 +336,7 @@ static u64 x86_event_counters(struct perf_event *event)
 {
 	const struct x86_vendor *v = x86_v(event);
 
-	return v->constraint(event->hw.config) & v->counters;
+	return v->constraint(v, event->hw.config) & v->counters;
 }
 
 /* Event @ev's wish for the assignment; @prev its counter, or -1. */
@@ -575,7 +590,7 @@ static int x86_cache_config(const struct x86_vendor *v, u64 config, u64 *out)
 		return -EINVAL;
 	if (!v->cache_event)
 		return -ENOENT;
-	*out = v->cache_event(array_index_nospec(type, PERF_COUNT_HW_CACHE_MAX),
+	*out = v->cache_event(v, array_index_nospec(type, PERF_COUNT_HW_CACHE_MAX),
 				array_index_nospec(op, PERF_COUNT_HW_CACHE_OP_MAX),
 				array_index_nospec(result, PERF_COUNT_HW_CACHE_RESULT_MAX));
 	if (*out == X86_CACHE_INVALID)
@@ -619,24 +634,24 @@ static int cpu_event_init(struct perf_event *event)
 	u64 config;
 	int err;
 
-	switch (attr->type) {
-	case PERF_TYPE_RAW:
-		config = attr->config & v->config_mask;
-		break;
-	case PERF_TYPE_HARDWARE:
+	/* Another core type's CPU: the core offers the event on. */
+	if (x86_nr_types > 1 && event->cpu >= 0 &&
+	    !cpumask_test_cpu(event->cpu, &x86_pmu_type(event->pmu)->cpus))
+		return -ENOENT;
+	if (attr->type == PERF_TYPE_HARDWARE) {
 		if (attr->config >= PERF_COUNT_HW_MAX)
 			return -EINVAL;
-		config = v->event_map(array_index_nospec(attr->config,
-							   PERF_COUNT_HW_MAX));
+		config = v->event_map(v, array_index_nospec(attr->config,
+							      PERF_COUNT_HW_MAX));
 		if (!config)
 			return -ENOENT;
-		break;
-	case PERF_TYPE_HW_CACHE:
+	} else if (attr->type == PERF_TYPE_HW_CACHE) {
 		err = x86_cache_config(v, attr->config, &config);
 		if (err)
 			return err;
-		break;
-	default:
+	} else if (attr->type == event->pmu->type) {
+		config = attr->config & v->config_mask;
+	} else {
 		return -ENOENT;
 	}
 
@@ -653,7 +668,7 @@ static int cpu_event_init(struct perf_event *event)
 		hwc->config |= ARCH_PERFMON_EVENTSEL_OS;
 	hwc->flags = 0;
 	if (v->hw_config) {
-		err = v->hw_config(event);
+		err = v->hw_config(v, event);
 		if (err)
 			return err;
 	}
@@ -723,12 +738,29 @@ int x86_perf_rdpmc_index(struct perf_event *event)
 /**
  * x86_pmu_vendor - the counters' description, for the guest interface
  *
- * Return: the vendor driver's description, or NULL when no driver runs
- * this CPU's counters.
+ * Return: the vendor driver's description of every CPU's counters, or
+ * NULL when no driver runs them or the CPUs' counters differ (a hybrid
+ * part, to which no virtual PMU is offered).
  */
 const struct x86_vendor *x86_pmu_vendor(void)
 {
-	return x86_pmu_ready ? &x86_type.v : NULL;
+	return x86_pmu_ready && x86_nr_types == 1 ? &x86_types[0].v : NULL;
+}
+
+/**
+ * x86_cpu_vendor - this CPU's counters' description
+ *
+ * Called with interrupts off.
+ *
+ * Return: the vendor driver's description of this CPU's counters, or
+ * NULL when no driver runs them.
+ */
+const struct x86_vendor *x86_cpu_vendor(void)
+{
+	struct x86_pmu_type *t = this_cpu_read(x86_cpu_pmu.t);
+
+	lockdep_assert_irqs_disabled();
+	return t ? &t->v : NULL;
 }
 
 /* The counters given to events, stopped ones and pairs' odd halves too. */
@@ -761,7 +793,7 @@ void perf_clear_dirty_counters(void)
 	u64 stale, keep;
 	int idx;
 
-	if (!x86_pmu_ready)
+	if (!x86_pmu_ready || !c->t)
 		return;
 	keep = c->running | x86_placed_mask(c);
 	stale = c->dirty & ~keep;
@@ -934,17 +966,47 @@ void perf_events_lapic_init(void)
 	apic_write(APIC_LVTPC, APIC_DM_NMI);
 }
 
+/*
+ * The type of this CPU's counters: on a hybrid part, the one of its core
+ * type, the first when the CPU names none (as upstream takes such a CPU
+ * of a hybrid model for a big core); NULL when no type has it.
+ */
+static struct x86_pmu_type *x86_this_cpu_type(void)
+{
+	u8 core_type;
+	int i;
+
+	if (x86_nr_types == 1)
+		return &x86_types[0];
+	core_type = get_this_hybrid_cpu_type();
+	if (!core_type)
+		return &x86_types[0];
+	for (i = 0; i < x86_nr_types; i++)
+		if (x86_types[i].v.core_type == core_type)
+			return &x86_types[i];
+	return NULL;
+}
+
 static int x86_pmu_starting_cpu(unsigned int cpu)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
-	const struct x86_vendor *v = &x86_type.v;
-	u64 all = v->counters;
+	struct x86_pmu_type *t = x86_this_cpu_type();
+	const struct x86_vendor *v;
+	u64 all;
 	int idx;
 
 	memset(c, 0, sizeof(*c));
-	c->t = &x86_type;
+	if (!t) {
+		pr_warn("perf: CPU %u is of a core type (%#x) no PMU describes: no hardware events there\n",
+			cpu, get_this_hybrid_cpu_type());
+		return 0;
+	}
+	v = &t->v;
+	all = v->counters;
+	c->t = t;
+	cpumask_set_cpu(cpu, &t->cpus);
 	if (v->cpu_starting)
-		v->cpu_starting();
+		v->cpu_starting(v);
 	v->disable_all();
 	while (all) {
 		idx = __ffs64(all);
@@ -954,6 +1016,22 @@ static int x86_pmu_starting_cpu(unsigned int cpu)
 	v->ack(v->counters);
 	perf_events_lapic_init();
 	return 0;
+}
+
+/* The CPU leaves its type (its events have gone). */
+static int x86_pmu_dying_cpu(unsigned int cpu)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+
+	if (c->t)
+		cpumask_clear_cpu(cpu, &c->t->cpus);
+	return 0;
+}
+
+/* An event of @pmu counts only on the CPUs of its type. */
+static bool x86_pmu_filter(struct pmu *pmu, int cpu)
+{
+	return !cpumask_test_cpu(cpu, &x86_pmu_type(pmu)->cpus);
 }
 
 /* sysfs: format/ from the vendor, events/, caps/ and the rdpmc knob. */
@@ -969,7 +1047,8 @@ static ssize_t x86_event_show(struct device *dev, struct device_attribute *attr,
 {
 	struct perf_pmu_events_attr *pa =
 		container_of(attr, struct perf_pmu_events_attr, attr);
-	u64 config = x86_dev_v(dev)->event_map(pa->id);
+	const struct x86_vendor *v = x86_dev_v(dev);
+	u64 config = v->event_map(v, pa->id);
 	/* AMD's event select bits 11:8 sit at 35:32. */
 	u64 event = (config & ARCH_PERFMON_EVENTSEL_EVENT) |
 		    ((config & AMD64_EVENTSEL_EVENT) >> 24);
@@ -1031,10 +1110,11 @@ static umode_t x86_event_visible(struct kobject *kobj, struct attribute *attr,
 {
 	struct perf_pmu_events_attr *pa =
 		container_of(attr, struct perf_pmu_events_attr, attr.attr);
+	const struct x86_vendor *v = x86_dev_v(kobj_to_dev(kobj));
 
 	if (i >= X86_GENERIC_EVENTS)
 		return attr->mode;
-	return x86_dev_v(kobj_to_dev(kobj))->event_map(pa->id) ? attr->mode : 0;
+	return v->event_map(v, pa->id) ? attr->mode : 0;
 }
 
 static ssize_t max_precise_show(struct device *dev,
@@ -1121,6 +1201,25 @@ static struct attribute_group x86_pmu_group = {
 	.attrs = x86_pmu_attrs,
 };
 
+/* A hybrid part's PMUs: the CPUs of each, as upstream's "cpus" file. */
+static ssize_t cpus_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct x86_pmu_type *t = x86_pmu_type(dev_get_drvdata(dev));
+
+	return cpumap_print_to_pagebuf(true, buf, &t->cpus);
+}
+static DEVICE_ATTR_RO(cpus);
+
+static struct attribute *x86_hybrid_attrs[] = {
+	&dev_attr_cpus.attr,
+	NULL,
+};
+
+static struct attribute_group x86_hybrid_group = {
+	.attrs = x86_hybrid_attrs,
+};
+
 /* What every PMU of ours is, but its groups (x86_type_init()). */
 static const struct pmu x86_cpu_pmu_desc __initconst = {
 	.event_init	= cpu_event_init,
@@ -1163,6 +1262,11 @@ static void __init x86_type_init(struct x86_pmu_type *t)
 	t->groups[2] = &t->format_group;
 	t->groups[3] = &t->events_group;
 	t->groups[4] = &x86_caps_group;
+	if (x86_nr_types > 1) {
+		t->groups[5] = &x86_hybrid_group;
+		t->pmu.capabilities |= PERF_PMU_CAP_EXTENDED_HW_TYPE;
+		t->pmu.filter = x86_pmu_filter;
+	}
 	t->pmu.attr_groups = t->groups;
 }
 
@@ -1210,39 +1314,58 @@ bool __init x86_counter_msr_works(u32 msr)
 	return val == (old ^ 0xffffULL);
 }
 
+/* What the vendor driver describes, one per core type. */
+static struct x86_vendor x86_probed[X86_MAX_TYPES] __initdata;
+
 static int __init x86_pmu_init(void)
 {
-	int err = -ENODEV;
+	struct x86_pmu_type *t;
+	int err = -ENODEV, i;
 
 	if (IS_ENABLED(CONFIG_CPU_SUP_INTEL) &&
 	    boot_cpu_data.x86_vendor == X86_VENDOR_INTEL)
-		err = intel_arch_probe(&x86_type.v);
+		err = intel_arch_probe(x86_probed, X86_MAX_TYPES);
 	if (IS_ENABLED(CONFIG_CPU_SUP_AMD) &&
 	    (boot_cpu_data.x86_vendor == X86_VENDOR_AMD ||
 	     boot_cpu_data.x86_vendor == X86_VENDOR_HYGON))
-		err = amd_core_probe(&x86_type.v);
-	if (err) {
+		err = amd_core_probe(x86_probed) ?: 1;
+	if (err < 0) {
 		pr_info("perf: no x86 PMU driver for this CPU\n");
 		return 0;
 	}
-	x86_type_init(&x86_type);
+	x86_nr_types = err;
+	for (i = 0; i < x86_nr_types; i++) {
+		x86_types[i].v = x86_probed[i];
+		x86_type_init(&x86_types[i]);
+	}
 	x86_pmu_ready = true;
 
 	err = register_nmi_handler(NMI_LOCAL, x86_pmi, 0, "PMI");
 	if (!err)
 		err = cpuhp_setup_state(CPUHP_AP_PERF_X86_STARTING,
 					"perf/x86:starting",
-					x86_pmu_starting_cpu, NULL);
-	if (!err)
-		err = perf_pmu_register(&x86_type.pmu, "cpu", PERF_TYPE_RAW);
+					x86_pmu_starting_cpu, x86_pmu_dying_cpu);
+	/* The first type takes PERF_TYPE_RAW, the others one of their own. */
+	for (i = 0; !err && i < x86_nr_types; i++) {
+		t = &x86_types[i];
+		err = perf_pmu_register(&t->pmu, x86_nr_types > 1 ? t->v.pmu_name : "cpu",
+					i ? -1 : PERF_TYPE_RAW);
+	}
 	if (err) {
 		pr_err("perf: x86 PMU registration failed: %d\n", err);
+		while (--i > 0)
+			perf_pmu_unregister(&x86_types[i - 1].pmu);
 		x86_pmu_ready = false;
 		return err;
 	}
-	pr_info("perf: %s, %d general and %d fixed counters of %d bits\n",
-		x86_type.v.name, hweight32(lower_32_bits(x86_type.v.counters)),
-		(int)hweight64(x86_type.v.counters & X86_FIXED_MASK), x86_type.v.width);
+	for (i = 0; i < x86_nr_types; i++) {
+		t = &x86_types[i];
+		pr_info("perf: %s%s%s, %d general and %d fixed counters of %d bits\n",
+			x86_nr_types > 1 ? t->v.pmu_name : "",
+			x86_nr_types > 1 ? ": " : "", t->v.name,
+			hweight32(lower_32_bits(t->v.counters)),
+			(int)hweight64(t->v.counters & X86_FIXED_MASK), t->v.width);
+	}
 	return 0;
 }
 early_initcall(x86_pmu_init);

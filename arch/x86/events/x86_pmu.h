@@ -37,6 +37,11 @@
 /**
  * struct x86_vendor - what a vendor driver tells the x86 layer
  * @name: the PMU's name in the boot log
+ * @pmu_name: on a hybrid part, the PMU's name in sysfs (the one PMU of a
+ *	part whose cores are all alike is "cpu")
+ * @core_type: on a hybrid part, the core type of the CPUs whose counters
+ *	this describes (CPUID leaf 0x1A); 0 elsewhere
+ * @priv: the vendor's own state for these counters (optional)
  * @caps_name: the PMU's name in caps/pmu_name (NULL: no such file)
  * @version: the PMU's version (Intel: CPUID leaf 0xA)
  * @events_mask: Intel: the architectural events CPUID.0AH:EBX says are
@@ -72,7 +77,8 @@
  * @format: sysfs format/ attributes
  * @attrs: the vendor's own files beside rdpmc (optional)
  * @cpu_starting: set a CPU's vendor state up as it comes online, before
- *	its counters are used (optional)
+ *	its counters are used, @v being the description of its counters
+ *	(optional)
  * @guest_msrs: what a hypervisor switches at guest entry and exit so that
  *	host-only events stop in the guest and guest-only ones count only
  *	there (optional: NULL when the counters' controls do it)
@@ -85,10 +91,16 @@
  * @events: the vendor's own sysfs events/ files, %X86_VENDOR_EVENTS at
  *	most (optional)
  *
- * The hooks run with interrupts off on the CPU whose counters they touch.
+ * The hooks that take @v describe the counters of that description
+ * (event_map, cache_event, constraint and hw_config run on any CPU); the
+ * others run with interrupts off on the CPU whose counters they touch,
+ * which the vendor knows from cpu_starting.
  */
 struct x86_vendor {
 	const char *name;
+	const char *pmu_name;
+	u8 core_type;
+	const void *priv;
 	const char *caps_name;
 	int version;
 	u32 events_mask;
@@ -97,11 +109,11 @@ struct x86_vendor {
 	int width;
 	u64 max_period;
 	u64 config_mask;
-	u64 (*event_map)(u64 hw_id);
-	u64 (*cache_event)(unsigned int cache, unsigned int op,
-			   unsigned int result);
-	u64 (*constraint)(u64 config);
-	int (*hw_config)(struct perf_event *event);
+	u64 (*event_map)(const struct x86_vendor *v, u64 hw_id);
+	u64 (*cache_event)(const struct x86_vendor *v, unsigned int cache,
+			   unsigned int op, unsigned int result);
+	u64 (*constraint)(const struct x86_vendor *v, u64 config);
+	int (*hw_config)(const struct x86_vendor *v, struct perf_event *event);
 	void (*enable_all)(u64 active);
 	void (*disable_all)(void);
 	void (*enable)(struct perf_event *event);
@@ -114,7 +126,7 @@ struct x86_vendor {
 	bool late_pmi;
 	struct attribute **format;
 	struct attribute **attrs;
-	void (*cpu_starting)(void);
+	void (*cpu_starting)(const struct x86_vendor *v);
 	struct perf_guest_switch_msr *(*guest_msrs)(int *nr);
 	u64 fold_counters;
 	void (*fold)(struct perf_event *const *placed, u64 which, u64 wrapped);
@@ -137,10 +149,14 @@ struct x86_vendor {
 /* What cache_event() returns for an operation a cache cannot have. */
 #define X86_CACHE_INVALID	(~0ULL)
 
+/* The most PMUs the x86 layer registers: one per core type. */
+#define X86_MAX_TYPES		2
+
 const struct x86_vendor *x86_pmu_vendor(void);
+const struct x86_vendor *x86_cpu_vendor(void);
 
 bool x86_counter_msr_works(u32 msr);
-int intel_arch_probe(struct x86_vendor *v);
+int intel_arch_probe(struct x86_vendor *v, int max);
 int amd_core_probe(struct x86_vendor *v);
 
 #endif
