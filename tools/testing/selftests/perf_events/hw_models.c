@@ -18,7 +18,6 @@
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
-#include <dirent.h>
 #include <errno.h>
 #include "../kselftest_harness.h"
 #include "perf_util.h"
@@ -188,22 +187,6 @@ static const char *const td_names[] = {
 	"topdown-fetch-lat", "topdown-mem-bound",
 };
 
-/* Sysfs file @path's bytes into @buf, terminated; 0, or -1. */
-static int read_text(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	return 0;
-}
-
 /*
  * Why a topdown test cannot run on @m, or NULL.  Our kernel without
  * topdown skips (the issue); stock has it on every such model.
@@ -294,7 +277,7 @@ TEST(topdown_events_in_sysfs)
 
 	if (no_topdown(m))
 		SKIP(return, "%s", no_topdown(m));
-	ASSERT_EQ(0, read_text(CPU_PMU "events/slots", got, sizeof(got)));
+	ASSERT_LE(0, read_bytes(CPU_PMU "events/slots", got, sizeof(got)));
 	EXPECT_STREQ("event=0x00,umask=0x4\n", got);
 	for (i = 0; i < ARRAY_SIZE(td_names); i++) {
 		snprintf(path, sizeof(path), CPU_PMU "events/%s", td_names[i]);
@@ -303,7 +286,7 @@ TEST(topdown_events_in_sysfs)
 			continue;
 		}
 		snprintf(want, sizeof(want), "event=0x00,umask=0x%x\n", 0x80 + i);
-		ASSERT_EQ(0, read_text(path, got, sizeof(got))) TH_LOG("%s", path);
+		ASSERT_LE(0, read_bytes(path, got, sizeof(got))) TH_LOG("%s", path);
 		EXPECT_STREQ(want, got);
 	}
 }
@@ -590,21 +573,6 @@ static const struct sysfs_file model_files[] = {
 	{ NULL, "format/frontend", "config1:0-23\n" },
 };
 
-/* The entries of directory @dir, dot files aside; -1 when it is not there. */
-static int count_files(const char *dir)
-{
-	struct dirent *d;
-	DIR *dp = opendir(dir);
-	int n = 0;
-
-	if (!dp)
-		return -1;
-	while ((d = readdir(dp)))
-		n += d->d_name[0] != '.';
-	closedir(dp);
-	return n;
-}
-
 TEST(events_and_formats_follow_the_model)
 {
 	const struct model *m = this_model();
@@ -624,7 +592,7 @@ TEST(events_and_formats_follow_the_model)
 		else
 			formats++;
 		snprintf(path, sizeof(path), CPU_PMU "%s", f->path);
-		if (read_text(path, text, sizeof(text))) {
+		if (read_bytes(path, text, sizeof(text)) < 0) {
 			EXPECT_TRUE(0) TH_LOG("%s: %s", path, strerror(errno));
 			continue;
 		}
@@ -668,9 +636,9 @@ TEST(constraints_follow_the_model)
 		.size = sizeof(attr),
 		.exclude_hv = 1,
 	};
-	int fd[9], n, err;
-	unsigned int i, j, done = 0;
+	unsigned int i, done = 0;
 	long type;
+	int err;
 
 	if (!m)
 		SKIP(return, NO_MODEL);
@@ -682,23 +650,9 @@ TEST(constraints_follow_the_model)
 		if (!pmu_is(groups[i].kind))
 			continue;
 		attr.config = groups[i].config;
-		for (n = 0; n <= (int)groups[i].fit; n++) {
-			attr.disabled = !n;
-			fd[n] = sys_perf_event_open(&attr, 0, -1, n ? fd[0] : -1, 0);
-			err = errno;
-			if (n < (int)groups[i].fit) {
-				ASSERT_LE(0, fd[n]) TH_LOG("%#llx, member %d: %s",
-							   (unsigned long long)attr.config,
-							   n, strerror(err));
-			} else {
-				EXPECT_EQ(-1, fd[n]) TH_LOG("%#llx: member %d fits",
-							    (unsigned long long)attr.config, n);
-				EXPECT_EQ(EINVAL, err);
-			}
-		}
-		for (j = 0; j <= groups[i].fit; j++)
-			if (fd[j] >= 0)
-				close(fd[j]);
+		EXPECT_EQ((int)groups[i].fit, group_fit(&attr, groups[i].fit, &err))
+			TH_LOG("%#llx: %s", (unsigned long long)attr.config, strerror(err));
+		EXPECT_EQ(EINVAL, err);
 		done++;
 	}
 	EXPECT_LT(0, done);

@@ -3,11 +3,13 @@
  * What the tests of hardware events share (hw.c, hw_sched.c,
  * hw_config.c): the loop of known length, which PMU the runner booted
  * (PERFTEST_PMU), whether the tests can run, the NMI watchdog out of the
- * way, and opening and counting a hardware event.
+ * way, opening and counting a hardware event, and reading a PMU's sysfs
+ * files.
  */
 #ifndef HW_UTIL_H
 #define HW_UTIL_H
 
+#include <dirent.h>
 #include <sys/utsname.h>
 #include "perf_util.h"
 
@@ -242,6 +244,60 @@ static noinline __maybe_unused uint64_t count_spin(int fd, unsigned long n)
 	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 		return (uint64_t)-1;
 	return read_count(fd);
+}
+
+/* Sysfs file @path's bytes into @buf (terminated); their count, or -1. */
+static inline __maybe_unused ssize_t read_bytes(const char *path, char *buf,
+						size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
+/* The entries of directory @dir, dot files aside; -1 when it is not there. */
+static inline __maybe_unused int count_files(const char *dir)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int n = 0;
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp)))
+		n += d->d_name[0] != '.';
+	closedir(dp);
+	return n;
+}
+
+/*
+ * How many events of @attr one group holds, trying up to @max + 1 (the
+ * leader disabled); *@err is the errno of the first refused, 0 if none.
+ */
+static inline __maybe_unused int group_fit(struct perf_event_attr *attr,
+					   int max, int *err)
+{
+	int fd[16], n, i;
+
+	*err = 0;
+	for (n = 0; n <= max && n < 16; n++) {
+		attr->disabled = !n;
+		fd[n] = sys_perf_event_open(attr, 0, -1, n ? fd[0] : -1, 0);
+		if (fd[n] < 0) {
+			*err = errno;
+			break;
+		}
+	}
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+	return n;
 }
 
 #endif
