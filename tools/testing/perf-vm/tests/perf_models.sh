@@ -1,12 +1,14 @@
 #!/bin/sh
 # shellcheck disable=SC2046  # the counts are split into words on purpose
-# perf(1) on the named Intel models (PERFTEST_PMU=skx, icx or spr): perf
-# list shows the topdown events where the model has them, and perf stat
-# --topdown, --td-level 2 and -M TopdownL1 report the emulated core's
-# shares: of the slots of a cycle (5 on Ice Lake, 6 on Golden Cove) one
-# retires and the others are backend bound (tools/testing/qemu-pmu/README).
-# On Skylake --topdown uses the topdown events of old, system-wide.
-# Prints TAP.
+# perf(1) on the named Intel models (PERFTEST_PMU=skx, icx, spr or adl):
+# perf list shows the topdown events where the model has them, and perf
+# stat --topdown, --td-level 2 and -M TopdownL1 report the emulated
+# core's shares: of the slots of a cycle (5 on Ice Lake, 6 on Golden
+# Cove) one retires and the others are backend bound
+# (tools/testing/qemu-pmu/README).  On Skylake --topdown uses the topdown
+# events of old, system-wide.  On the hybrid Alder Lake perf shows each
+# event per core type (cpu_core, cpu_atom) and takes topdown from the
+# P-cores.  Prints TAP.
 dir=$(cd "$(dirname "$0")" && pwd)
 target=$dir/perf_hw_target
 pmu=${PERFTEST_PMU:-none}
@@ -17,12 +19,18 @@ trap 'rm -rf "$tmp"' EXIT
 echo "TAP version 13"
 case $pmu in
 icx) width=5 levels=1 ;;
-spr) width=6 levels=2 ;;
+spr|adl) width=6 levels=2 ;;
 skx) width=0 levels=0 ;;
-*) skip "not a named Intel model (PMU=skx, icx or spr boots one)" ;;
+*) skip "not a named Intel model (PMU=skx, icx, spr or adl boots one)" ;;
 esac
 command -v perf >/dev/null && [ -x "$target" ] || skip "perf or the target program is missing"
-if [ "$width" -gt 0 ] && [ ! -e /sys/bus/event_source/devices/cpu/events/slots ]; then
+pmus=/sys/bus/event_source/devices
+if [ "$pmu" = adl ] && [ ! -e $pmus/cpu_core ]; then
+	case $(uname -r) in
+	*-perfng*) skip "this kernel has no PMU per core type yet (issue 33)" ;;
+	esac
+fi
+if [ "$width" -gt 0 ] && [ "$pmu" != adl ] && [ ! -e $pmus/cpu/events/slots ]; then
 	case $(uname -r) in
 	*-perfng*) skip "this kernel has no topdown events yet (issue 33)" ;;
 	esac
@@ -53,6 +61,61 @@ if [ "$width" -eq 0 ]; then
 	exit
 fi
 
+# Retiring a width-th, in tenths of a percent (the kernel's PAUSE stalls,
+# all backend bound, and PERF_METRICS' 8 bits take up to 1.5 points).
+ret_hi=$((1000 / width + 5))
+ret_lo=$((ret_hi - 20))
+
+if [ "$pmu" = adl ]; then
+	core=$(cut -d, -f1 $pmus/cpu_core/cpus | cut -d- -f1)
+	atom=$(cut -d, -f1 $pmus/cpu_atom/cpus | cut -d- -f1)
+	perf list >list.out 2>&1
+	for e in cpu_core/slots/ cpu_core/topdown-retiring/ cpu_atom/topdown-retiring/ \
+		cpu_core/instructions/ cpu_atom/instructions/; do
+		grep -q "$e .*Kernel PMU event" list.out
+		result $? "list: $e" list.out
+	done
+	# System-wide, perf opens the event on each type's CPUs.
+	perf stat -a -x, -o a.out -e instructions -- "$target" 1000000 >/dev/null 2>a.err
+	result $? "stat -a -e instructions exits 0" a.err
+	for p in cpu_core cpu_atom; do
+		v=$(grep ",$p/instructions/," a.out | cut -d, -f1)
+		[ -n "$v" ] && [ "$v" -gt 0 ] 2>/dev/null
+		result $? "stat -a: $p/instructions/ counts (${v:-none})" a.out
+	done
+	# Each type's event counts the loop on a CPU of its type (exec and
+	# start-up add some 100,000).
+	for pc in "cpu_core $core" "cpu_atom $atom"; do
+		# shellcheck disable=SC2086  # two words on purpose
+		set -- $pc
+		p=$1 cpu=$2
+		taskset -c "$cpu" perf stat -x, -o t.out -e "$p/instructions/u" \
+			-- "$target" 10000000 >/dev/null 2>t.err
+		set -- $(grep "/instructions/u," t.out | cut -d, -f1)
+		within "stat on CPU $cpu: $p/instructions/u" "${1:-}" 20000000 20400000 t.out
+	done
+	# Topdown on a P-core: the twelve shares of levels 1 and 2.
+	taskset -c "$core" perf stat --topdown -- "$target" 10000000 >td.out 2>&1
+	result $? "stat --topdown on a P-core exits 0" td.out
+	set -- $(pcts td.out)
+	echo "# levels 1 and 2 (0.1%): $*"
+	[ "$#" -eq 12 ]
+	result $? "stat --topdown: twelve metrics ($#)" td.out
+	within "stat --topdown: retiring" "${1:-}" "$ret_lo" "$ret_hi" td.out
+	within "stat --topdown: the four add up to 100%" $((${1:-0} + ${2:-0} + ${3:-0} + ${4:-0})) 999 1001
+	taskset -c "$core" perf stat -x, -o ev.out \
+		-e '{cpu_core/slots/u,cpu_core/topdown-retiring/u}' -- "$target" 10000000 \
+		>/dev/null 2>ev.err
+	result $? "stat -e '{cpu_core/slots/u,cpu_core/topdown-retiring/u}' exits 0" ev.err
+	set -- $(grep -v '^#' ev.out | grep , | cut -d, -f1)
+	echo "# slots, retiring: $*"
+	within "stat: slots:u, the loop's 2e7 cycles" "$((${1:-0} / width))" 20000000 20200000 ev.out
+	within "stat: retiring:u a width-th of slots:u (per mille)" \
+		"$((${2:-0} * width * 1000 / (${1:-0} + 1)))" 960 1010 ev.out
+	tap_done
+	exit
+fi
+
 perf list >list.out 2>&1
 for e in slots topdown-retiring topdown-bad-spec topdown-fe-bound topdown-be-bound; do
 	grep -q "^ *$e OR cpu/$e/ .*Kernel PMU event" list.out
@@ -61,11 +124,6 @@ done
 grep -q "topdown-heavy-ops OR" list.out
 [ $? -eq $((levels == 2 ? 0 : 1)) ]
 result $? "list: the level-2 events where the model has them" list.out
-
-# Retiring a width-th, in tenths of a percent (the kernel's PAUSE stalls,
-# all backend bound, and PERF_METRICS' 8 bits take up to 1.5 points).
-ret_hi=$((1000 / width + 5))
-ret_lo=$((ret_hi - 20))
 
 perf stat --topdown -- "$target" 10000000 >td.out 2>&1
 result $? "stat --topdown exits 0" td.out
