@@ -448,6 +448,59 @@ TEST(topdown_on_the_p_cores)
 		close(metric);
 }
 
+/* Write CPU @cpu's online file; 0 or -1. */
+static int set_online(int cpu, int on)
+{
+	char path[64];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, on ? "1" : "0", 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * A CPU going offline leaves its type's cpus, and comes back to it.  An
+ * event bound to it meanwhile is refused with ENOENT, not the ENODEV of
+ * an offline CPU: the type's PMU no longer has the CPU, and no other
+ * takes the event (so upstream).
+ */
+TEST(cpus_follow_hotplug)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.config = 0x00c0,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int atom_cpu = first_cpu("cpu_atom"), fd;
+	char path[128], text[64];
+	const char *why = no_per_type_pmus();
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_LT(0, atom_cpu);
+	if (set_online(atom_cpu, 0))
+		SKIP(return, "CPU %d cannot go offline: %s", atom_cpu, strerror(errno));
+	snprintf(path, sizeof(path), PMU_DIR "cpu_atom/cpus");
+	EXPECT_LE(0, read_bytes(path, text, sizeof(text)));
+	EXPECT_NE(atom_cpu, first_cpu("cpu_atom")) TH_LOG("cpus: %s", text);
+	attr.type = pmu_type("cpu_atom");
+	fd = sys_perf_event_open(&attr, -1, atom_cpu, -1, 0);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, set_online(atom_cpu, 1));
+	EXPECT_EQ(atom_cpu, first_cpu("cpu_atom"));
+	fd = sys_perf_event_open(&attr, -1, atom_cpu, -1, 0);
+	EXPECT_LE(0, fd) TH_LOG("cpu_atom on CPU %d: %s", atom_cpu, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 /*
  * Until a kernel has a PMU per core type it registers no "cpu" PMU on a
  * hybrid part: sized from the boot CPU's type it would be wrong on the
