@@ -63,35 +63,7 @@
 #include <asm/timer.h>
 
 #include "x86_pmu.h"
-
-/* The generic events/ files (the vendor's: X86_VENDOR_EVENTS at most). */
-#define X86_GENERIC_EVENTS	10
-
-/**
- * struct x86_pmu_type - one PMU and the counters of its CPUs
- * @pmu: the PMU
- * @v: the vendor's description of its CPUs' counters
- * @events: its events/ files: the generic ones, then the vendor's
- * @events_group: events/
- * @format_group: format/, from the vendor
- * @vendor_group: the vendor's files in the PMU's directory
- * @groups: the groups, for @pmu (with caps/, the rdpmc knob and a hybrid
- *	part's cpus file, shared)
- * @cpus: the online CPUs of the type
- *
- * Every hook of @v that touches counters runs on a CPU of the type (an
- * event's, or the CPU's own: x86_cpu_pmu.t).
- */
-struct x86_pmu_type {
-	struct pmu pmu;
-	struct x86_vendor v;
-	struct attribute *events[X86_GENERIC_EVENTS + X86_VENDOR_EVENTS + 1];
-	struct attribute_group events_group;
-	struct attribute_group format_group;
-	struct attribute_group vendor_group;
-	const struct attribute_group *groups[7];
-	cpumask_t cpus;
-};
+#include "x86_type.h"
 
 /*
  * Not __ro_after_init: the core writes its struct pmu after boot (the
@@ -102,11 +74,6 @@ struct x86_pmu_type {
 static struct x86_pmu_type x86_types[X86_MAX_TYPES];
 static int x86_nr_types __ro_after_init;
 static bool x86_pmu_ready __ro_after_init;
-
-static struct x86_pmu_type *x86_pmu_type(struct pmu *pmu)
-{
-	return container_of(pmu, struct x86_pmu_type, pmu);
-}
 
 /* The description of the counters an event of ours counts on. */
 static const struct x86_vendor *x86_v(struct perf_event *event)
@@ -119,9 +86,6 @@ static const struct x86_vendor *x86_v(struct perf_event *event)
  * has counters (a group that big could never count anyway).
  */
 #define X86_PMU_MAX_EVENTS	32
-
-/* The rdpmc knob: 0 never, 1 with a mapped event (default), 2 always. */
-static int rdpmc_mode = 1;
 
 /**
  * struct x86_cpu_pmu - one CPU's counters
@@ -676,7 +640,7 @@ static int cpu_event_init(struct perf_event *event)
 		return -EINVAL;
 	hwc->idx = -1;
 	hwc->last_cpu = -1;
-	if (READ_ONCE(rdpmc_mode) && !x86_event_folded(event))
+	if (READ_ONCE(x86_rdpmc_mode) && !x86_event_folded(event))
 		hwc->flags |= PERF_EVENT_FLAG_USER_READ_CNT;
 
 	if (!is_sampling_event(event)) {
@@ -1033,192 +997,6 @@ static bool x86_pmu_filter(struct pmu *pmu, int cpu)
 {
 	return !cpumask_test_cpu(cpu, &x86_pmu_type(pmu)->cpus);
 }
-
-/* sysfs: format/ from the vendor, events/, caps/ and the rdpmc knob. */
-
-/* The description of the PMU whose directory @dev is. */
-static const struct x86_vendor *x86_dev_v(struct device *dev)
-{
-	return &x86_pmu_type(dev_get_drvdata(dev))->v;
-}
-
-static ssize_t x86_event_show(struct device *dev, struct device_attribute *attr,
-			      char *page)
-{
-	struct perf_pmu_events_attr *pa =
-		container_of(attr, struct perf_pmu_events_attr, attr);
-	const struct x86_vendor *v = x86_dev_v(dev);
-	u64 config = v->event_map(v, pa->id);
-	/* AMD's event select bits 11:8 sit at 35:32. */
-	u64 event = (config & ARCH_PERFMON_EVENTSEL_EVENT) |
-		    ((config & AMD64_EVENTSEL_EVENT) >> 24);
-	u64 umask = (config & ARCH_PERFMON_EVENTSEL_UMASK) >> 8;
-	u64 cmask = (config & ARCH_PERFMON_EVENTSEL_CMASK) >> 24;
-	int n = sysfs_emit(page, "event=0x%02llx", event);
-
-	if (umask)
-		n += sysfs_emit_at(page, n, ",umask=0x%02llx", umask);
-	if (config & ARCH_PERFMON_EVENTSEL_EDGE)
-		n += sysfs_emit_at(page, n, ",edge");
-	if (config & ARCH_PERFMON_EVENTSEL_PIN_CONTROL)
-		n += sysfs_emit_at(page, n, ",pc");
-	if (config & ARCH_PERFMON_EVENTSEL_ANY)
-		n += sysfs_emit_at(page, n, ",any");
-	if (config & ARCH_PERFMON_EVENTSEL_INV)
-		n += sysfs_emit_at(page, n, ",inv");
-	if (cmask)
-		n += sysfs_emit_at(page, n, ",cmask=0x%02llx", cmask);
-	return n + sysfs_emit_at(page, n, "\n");
-}
-
-#define X86_EVENT_ATTR(_name, _id)					\
-	static struct perf_pmu_events_attr x86_attr_##_id = {		\
-		.attr = {						\
-			.attr = { .name = _name, .mode = 0444 },	\
-			.show = x86_event_show,				\
-		},							\
-		.id = PERF_COUNT_HW_##_id,				\
-	}
-
-X86_EVENT_ATTR("cpu-cycles", CPU_CYCLES);
-X86_EVENT_ATTR("instructions", INSTRUCTIONS);
-X86_EVENT_ATTR("cache-references", CACHE_REFERENCES);
-X86_EVENT_ATTR("cache-misses", CACHE_MISSES);
-X86_EVENT_ATTR("branch-instructions", BRANCH_INSTRUCTIONS);
-X86_EVENT_ATTR("branch-misses", BRANCH_MISSES);
-X86_EVENT_ATTR("bus-cycles", BUS_CYCLES);
-X86_EVENT_ATTR("ref-cycles", REF_CPU_CYCLES);
-X86_EVENT_ATTR("stalled-cycles-frontend", STALLED_CYCLES_FRONTEND);
-X86_EVENT_ATTR("stalled-cycles-backend", STALLED_CYCLES_BACKEND);
-
-static struct attribute *x86_event_attrs[X86_GENERIC_EVENTS] = {
-	&x86_attr_CPU_CYCLES.attr.attr,
-	&x86_attr_INSTRUCTIONS.attr.attr,
-	&x86_attr_CACHE_REFERENCES.attr.attr,
-	&x86_attr_CACHE_MISSES.attr.attr,
-	&x86_attr_BRANCH_INSTRUCTIONS.attr.attr,
-	&x86_attr_BRANCH_MISSES.attr.attr,
-	&x86_attr_BUS_CYCLES.attr.attr,
-	&x86_attr_REF_CPU_CYCLES.attr.attr,
-	&x86_attr_STALLED_CYCLES_FRONTEND.attr.attr,
-	&x86_attr_STALLED_CYCLES_BACKEND.attr.attr,
-};
-
-/* The generic events the PMU has, and the vendor's. */
-static umode_t x86_event_visible(struct kobject *kobj, struct attribute *attr,
-				 int i)
-{
-	struct perf_pmu_events_attr *pa =
-		container_of(attr, struct perf_pmu_events_attr, attr.attr);
-	const struct x86_vendor *v = x86_dev_v(kobj_to_dev(kobj));
-
-	if (i >= X86_GENERIC_EVENTS)
-		return attr->mode;
-	return v->event_map(v, pa->id) ? attr->mode : 0;
-}
-
-static ssize_t max_precise_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "0\n");
-}
-static DEVICE_ATTR_RO(max_precise);
-
-static ssize_t pmu_name_show(struct device *dev,
-			     struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", x86_dev_v(dev)->caps_name);
-}
-static DEVICE_ATTR_RO(pmu_name);
-
-static struct attribute *x86_caps_attrs[] = {
-	&dev_attr_max_precise.attr,
-	&dev_attr_pmu_name.attr,
-	NULL,
-};
-
-static umode_t x86_caps_visible(struct kobject *kobj, struct attribute *attr,
-				int i)
-{
-	if (attr == &dev_attr_pmu_name.attr && !x86_dev_v(kobj_to_dev(kobj))->caps_name)
-		return 0;
-	return attr->mode;
-}
-
-static struct attribute_group x86_caps_group = {
-	.name = "caps",
-	.attrs = x86_caps_attrs,
-	.is_visible = x86_caps_visible,
-};
-
-static ssize_t rdpmc_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(rdpmc_mode));
-}
-
-/* Serialises writers of the knob, which flip the static keys. */
-static DEFINE_MUTEX(rdpmc_mutex);
-
-static ssize_t rdpmc_store(struct device *dev, struct device_attribute *attr,
-			   const char *buf, size_t count)
-{
-	unsigned long mode;
-	int err = kstrtoul(buf, 0, &mode);
-
-	if (err)
-		return err;
-	if (mode > 2)
-		return -EINVAL;
-	mutex_lock(&rdpmc_mutex);
-	if (mode != rdpmc_mode) {
-		cpus_read_lock();
-		if (mode == 0)
-			static_branch_enable_cpuslocked(&rdpmc_never_available_key);
-		else if (rdpmc_mode == 0)
-			static_branch_disable_cpuslocked(&rdpmc_never_available_key);
-		if (mode == 2)
-			static_branch_enable_cpuslocked(&rdpmc_always_available_key);
-		else if (rdpmc_mode == 2)
-			static_branch_disable_cpuslocked(&rdpmc_always_available_key);
-		WRITE_ONCE(rdpmc_mode, mode);
-		on_each_cpu(cr4_update_pce, NULL, 1);
-		cpus_read_unlock();
-	}
-	mutex_unlock(&rdpmc_mutex);
-	return count;
-}
-
-/* Root's alone, as upstream's: the knob opens counters to every task. */
-static DEVICE_ATTR_ADMIN_RW(rdpmc);
-
-static struct attribute *x86_pmu_attrs[] = {
-	&dev_attr_rdpmc.attr,
-	NULL,
-};
-
-static struct attribute_group x86_pmu_group = {
-	.attrs = x86_pmu_attrs,
-};
-
-/* A hybrid part's PMUs: the CPUs of each, as upstream's "cpus" file. */
-static ssize_t cpus_show(struct device *dev, struct device_attribute *attr,
-			 char *buf)
-{
-	struct x86_pmu_type *t = x86_pmu_type(dev_get_drvdata(dev));
-
-	return cpumap_print_to_pagebuf(true, buf, &t->cpus);
-}
-static DEVICE_ATTR_RO(cpus);
-
-static struct attribute *x86_hybrid_attrs[] = {
-	&dev_attr_cpus.attr,
-	NULL,
-};
-
-static struct attribute_group x86_hybrid_group = {
-	.attrs = x86_hybrid_attrs,
-};
 
 /* What every PMU of ours is, but its groups (x86_type_init()). */
 static const struct pmu x86_cpu_pmu_desc __initconst = {
