@@ -268,9 +268,13 @@ runs_of() {
 		# Named Intel models, and a hybrid Alder Lake (P-cores and
 		# E-cores): what each model's PMU has, a PMU per core type or
 		# a clean refusal.  A model costs a boot and its own tests.
+		# On Alder Lake the NMI watchdog of the E-core (CPU 1) goes
+		# through cpu_atom: its hard lockup report ends the run.
 		for model in skx icx spr adl; do
+			extra=
+			[ "$model" = adl ] && extra=final/hardlockup.sh
 			# shellcheck disable=SC2046,SC2086
-			PMU=$model run "pmu-$model-$k-smp2" "$k" 2 1024 600 $(paths $model_tests)
+			PMU=$model run "pmu-$model-$k-smp2" "$k" 2 1024 600 $(paths $model_tests $extra)
 		done
 		# For time: the older PMUs on ours only, -icount on stock only.
 		if [ "$k" = qemu ]; then
