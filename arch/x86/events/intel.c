@@ -686,10 +686,12 @@ static void __init intel_vendor_init(struct x86_vendor *v, union cpuid10_eax eax
 }
 
 /*
- * A hybrid part: the P-cores have two general counters and a fixed
- * counter more than leaf 0xA reports, unless leaf 0xA already reports
- * more than a P-core has (upstream's reading of parts whose firmware
- * turned the E-cores off); the E-cores have what it reports.
+ * A model with hybrid parts: on a hybrid part the P-cores have two
+ * general counters and a fixed counter more than leaf 0xA reports,
+ * unless leaf 0xA already reports more than a P-core has (upstream's
+ * reading of parts whose firmware turned the E-cores off); the E-cores
+ * have what it reports.  Without the hybrid flag every CPU is a P-core
+ * with what leaf 0xA reports, and cpu_atom has no CPUs, as upstream.
  */
 static void __init intel_hybrid_init(struct x86_vendor *v,
 				     const struct intel_model *model,
@@ -698,7 +700,8 @@ static void __init intel_hybrid_init(struct x86_vendor *v,
 {
 	u64 core_gp = gp << 2 | 3, core_fixed = fixed << 1 | BIT_ULL(X86_ASSIGN_FIXED_BASE);
 
-	if (hweight64(core_gp) > 8 || hweight64(core_fixed) > 4) {
+	if (!boot_cpu_has(X86_FEATURE_HYBRID_CPU) ||
+	    hweight64(core_gp) > 8 || hweight64(core_fixed) > 4) {
 		core_gp = gp;
 		core_fixed = fixed;
 	}
@@ -719,9 +722,9 @@ static void __init intel_hybrid_init(struct x86_vendor *v,
  * @v: filled in on success, one description per core type
  * @max: how many descriptions @v has room for
  *
- * Return: how many core types were described (1, or 2 on a hybrid part
- * whose model has tables), or -ENODEV when there is no PMU this driver
- * can run.
+ * Return: how many core types were described (1, or 2 for a model
+ * with hybrid parts), or -ENODEV when there is no PMU this driver can
+ * run.
  */
 int __init intel_arch_probe(struct x86_vendor *v, int max)
 {
@@ -745,14 +748,14 @@ int __init intel_arch_probe(struct x86_vendor *v, int max)
 	 * Core types with their own counters (an E-core has fewer than a
 	 * P-core) need a PMU per type, which needs the model's tables:
 	 * counting on one type with the other's description would touch
-	 * counters that do not exist.
+	 * counters that do not exist.  A model with hybrid parts has a PMU
+	 * per type whether this part is hybrid or not, as upstream.
 	 */
-	if (boot_cpu_has(X86_FEATURE_HYBRID_CPU)) {
-		if (!model || !intel_model_atom(model) || max < 2) {
-			pr_info("perf: a hybrid Intel CPU of a model without tables: no hardware events\n");
-			return -ENODEV;
-		}
+	if (model && intel_model_atom(model) && max >= 2) {
 		n = 2;
+	} else if (boot_cpu_has(X86_FEATURE_HYBRID_CPU)) {
+		pr_info("perf: a hybrid Intel CPU of a model without tables: no hardware events\n");
+		return -ENODEV;
 	}
 	if (!x86_counter_msr_works(MSR_ARCH_PERFMON_PERFCTR0)) {
 		pr_info("perf: the counters CPUID describes do not work: no hardware events\n");

@@ -702,13 +702,17 @@ int x86_perf_rdpmc_index(struct perf_event *event)
 /**
  * x86_pmu_vendor - the counters' description, for the guest interface
  *
- * Return: the vendor driver's description of every CPU's counters, or
- * NULL when no driver runs them or the CPUs' counters differ (a hybrid
- * part, to which no virtual PMU is offered).
+ * Return: the vendor driver's description of every CPU's counters (the
+ * first type's where the part's cores are all of it), or NULL when no
+ * driver runs them or the CPUs' counters differ (a hybrid part, to which
+ * no virtual PMU is offered).
  */
 const struct x86_vendor *x86_pmu_vendor(void)
 {
-	return x86_pmu_ready && x86_nr_types == 1 ? &x86_types[0].v : NULL;
+	if (!x86_pmu_ready ||
+	    (x86_nr_types > 1 && boot_cpu_has(X86_FEATURE_HYBRID_CPU)))
+		return NULL;
+	return &x86_types[0].v;
 }
 
 /**
