@@ -52,6 +52,7 @@
 #include <asm/perf_event.h>
 
 #include "intel_models.h"
+#include "intel_rsp.h"
 #include "intel_topdown.h"
 #include "x86_pmu.h"
 
@@ -176,11 +177,11 @@ static int intel_hw_config(const struct x86_vendor *v, struct perf_event *event)
 			return err;
 	}
 	if (it->model) {
-		err = intel_model_check_extra(it->model, event);
+		err = intel_rsp_hw_config(it->model, event);
 		if (err)
 			return err;
 	}
-	if (event->attr.type != PERF_TYPE_RAW || intel_v1 ||
+	if (event->attr.type != event->pmu->type || intel_v1 ||
 	    !(event->attr.config & ARCH_PERFMON_EVENTSEL_ANY))
 		return 0;
 	if (!intel_any_thread)
@@ -190,6 +191,19 @@ static int intel_hw_config(const struct x86_vendor *v, struct perf_event *event)
 		return err;
 	event->hw.config |= ARCH_PERFMON_EVENTSEL_ANY;
 	return 0;
+}
+
+/* The offcore response register an event needs, held as it is added. */
+static int intel_get_extra(const struct x86_vendor *v, struct perf_event *event)
+{
+	const struct intel_type *it = intel_of(v);
+
+	return it->model ? intel_rsp_get(it->model, event) : 0;
+}
+
+static void intel_put_extra(const struct x86_vendor *v, struct perf_event *event)
+{
+	intel_rsp_put(event);
 }
 
 /**
@@ -364,6 +378,9 @@ static void intel_enable(struct perf_event *event)
 		return;
 	}
 	if (idx < X86_ASSIGN_FIXED_BASE) {
+		/* The offcore response it counts, first. */
+		if (hwc->extra_reg.reg)
+			wrmsrl(hwc->extra_reg.reg, hwc->extra_reg.config);
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + idx,
 		       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
 		return;
@@ -659,6 +676,10 @@ static void __init intel_type_init(struct intel_type *it, struct x86_vendor *v,
 	v->constraint = intel_constraint;
 	v->hw_config = intel_hw_config;
 	v->format = it->format;
+	if (model) {
+		v->get_extra = intel_get_extra;
+		v->put_extra = intel_put_extra;
+	}
 }
 
 /* The hooks and facts both core types share. */
@@ -780,6 +801,8 @@ int __init intel_arch_probe(struct x86_vendor *v, int max)
 	    rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
 		caps = 0;
 	intel_full_width = caps & INTEL_CAP_FULL_WIDTH_WRITES;
+	if (model)
+		intel_rsp_probe();
 
 	for (i = 0; i < n; i++)
 		intel_vendor_init(&v[i], eax, ebx);

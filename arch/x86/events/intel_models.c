@@ -12,11 +12,13 @@
  *   counters 0 to 3, a few on one counter, and some encodings name a
  *   fixed counter only (pseudo-encodings with event code 0);
  * - the encodings of the generic cache events (PERF_TYPE_HW_CACHE);
- * - the events that need a second register beside their EVTSEL (the
- *   offcore response, load latency and frontend registers), which are
- *   not programmed here yet: such events are refused with -ENXIO, the
- *   errno upstream gives when the register cannot be written (as on
- *   every emulated CPU so far).
+ * - the events that need a second register beside their EVTSEL: the
+ *   offcore response events take MSR_OFFCORE_RSP_0 or _1 (the first two
+ *   entries of a model's table, in that order), which the driver
+ *   programs from config1 (a cache event's from the model's table);
+ *   the load latency and frontend registers belong to PEBS, which this
+ *   driver does not drive, and their events are refused with -ENXIO,
+ *   the errno upstream gives when the register cannot be written.
  *
  * caps/pmu_name takes upstream's name for the model, which the perf
  * tool uses to pick its event lists and metrics; events/ and format/
@@ -156,7 +158,9 @@ static const struct intel_extra grt_extra[] = {
 
 /*
  * Cache events: [cache][operation][result], 0 for none (-ENOENT) and
- * X86_CACHE_INVALID for one the cache cannot have (-EINVAL).
+ * X86_CACHE_INVALID for one the cache cannot have (-EINVAL).  The same
+ * shape holds the offcore response (config1) of the cache events that
+ * are offcore response events.
  */
 typedef u64 intel_cache_table[PERF_COUNT_HW_CACHE_MAX][PERF_COUNT_HW_CACHE_OP_MAX]
 			     [PERF_COUNT_HW_CACHE_RESULT_MAX];
@@ -248,6 +252,35 @@ static const intel_cache_table grt_cache = {
 	[PERF_COUNT_HW_CACHE_BPU] = {
 		[RD] = AM(0x00c4, 0x00c5),
 		[WR] = AM(NONE, NONE), [PF] = AM(NONE, NONE),
+	},
+};
+
+/* The offcore responses of the LL and NODE events: request | response. */
+static const intel_cache_table skl_cache_rsp = {
+	[PERF_COUNT_HW_CACHE_LL] = {
+		[RD] = AM(0x3fc0010001ULL, 0x3ffc020001ULL),
+		[WR] = AM(0x3fc0010002ULL, 0x3ffc020002ULL),
+	},
+	[PERF_COUNT_HW_CACHE_NODE] = {
+		[RD] = AM(0x1fc4000001ULL, 0x1ff8000001ULL),
+		[WR] = AM(0x1fc4000002ULL, 0x1ff8000002ULL),
+	},
+};
+
+static const intel_cache_table glc_cache_rsp = {
+	[PERF_COUNT_HW_CACHE_LL] = {
+		[RD] = AM(0x10001ULL, 0x3fbfc00001ULL),
+		[WR] = AM(0x3f3ffc0002ULL, 0x3f3fc00002ULL),
+	},
+	[PERF_COUNT_HW_CACHE_NODE] = {
+		[RD] = AM(0x10c000001ULL, 0x3fb3000001ULL),
+	},
+};
+
+static const intel_cache_table grt_cache_rsp = {
+	[PERF_COUNT_HW_CACHE_LL] = {
+		[RD] = AM(0x10001ULL, 0x3f04000001ULL),
+		[WR] = AM(0x10002ULL, 0x3f04000002ULL),
 	},
 };
 
@@ -440,8 +473,10 @@ static struct attribute *adl_atom_events[] = {
  * @banner: the boot log's name for its events
  * @rules: counter rules, first match wins; events no rule names may use
  *	every general counter
- * @extra: events that need a register beside the EVTSEL
+ * @extra: events that need a register beside the EVTSEL, the offcore
+ *	response events first (MSR_OFFCORE_RSP_0's, then _1's)
  * @cache: the cache events
+ * @cache_rsp: the offcore response of those that are offcore events
  * @no_itlb_reads: no event counts ITLB reads (Ice Lake, on Skylake's table)
  * @metrics: the topdown metric events the cores have with PERF_METRICS,
  *	or -1 when they have no slots counter (fixed counter 3)
@@ -461,6 +496,7 @@ struct intel_model {
 	const struct intel_rule *rules;
 	const struct intel_extra *extra;
 	const intel_cache_table *cache;
+	const intel_cache_table *cache_rsp;
 	bool no_itlb_reads;
 	s8 metrics;
 	struct attribute **events;
@@ -471,17 +507,18 @@ struct intel_model {
 };
 
 static const struct intel_model skylake = {
-	"skylake", "Skylake events", skl_rules, skl_extra, &skl_cache, false, -1,
-	skl_events,
+	"skylake", "Skylake events", skl_rules, skl_extra, &skl_cache,
+	&skl_cache_rsp, false, -1, skl_events,
 };
 
 static const struct intel_model icelake = {
-	"icelake", "Icelake events", icl_rules, icl_extra, &skl_cache, true, 4,
+	"icelake", "Icelake events", icl_rules, icl_extra, &skl_cache,
+	&skl_cache_rsp, true, 4,
 };
 
 static const struct intel_model sapphire_rapids = {
 	"sapphire_rapids", "Sapphire Rapids events", glc_rules, glc_extra,
-	&glc_cache, false, 8, glc_events, true,
+	&glc_cache, &glc_cache_rsp, false, 8, glc_events, true,
 };
 
 static const struct intel_model alderlake_atom = {
@@ -490,6 +527,7 @@ static const struct intel_model alderlake_atom = {
 	.rules = grt_rules,
 	.extra = grt_extra,
 	.cache = &grt_cache,
+	.cache_rsp = &grt_cache_rsp,
 	.metrics = -1,
 	.events = adl_atom_events,
 	.ref_cycles_p = true,
@@ -503,6 +541,7 @@ static const struct intel_model alderlake = {
 	.rules = glc_rules,
 	.extra = glc_extra,
 	.cache = &glc_cache,
+	.cache_rsp = &glc_cache_rsp,
 	.metrics = 8,
 	.events = adl_core_events,
 	.ref_cycles_p = true,
@@ -691,33 +730,56 @@ u64 intel_model_cache_event(const struct intel_model *m, unsigned int cache,
 }
 
 /**
- * intel_model_check_extra - refuse an event that needs a second register
+ * intel_model_extra - the register beside the EVTSEL an event needs
  * @m: the model
  * @event: the event, its hw.config set
+ * @config1: set to the value of the offcore response register
  *
- * An event whose event and unit mask take an extra register (offcore
- * response, load latency, frontend) is refused: -EINVAL when config1
- * has bits the register does not, else -ENXIO, as upstream refuses it
- * when the register cannot be written; this driver does not program
- * those registers yet.
+ * An offcore response event takes MSR_OFFCORE_RSP_0 or _1 with the
+ * value of its config1, which may have only the register's bits
+ * (-EINVAL); a cache event's comes from the model's table.  An event
+ * that needs the load latency or frontend register (PEBS's, which this
+ * driver does not drive) is refused with -ENXIO, as upstream refuses it
+ * where the register cannot be written, after the same config1 check.
  *
- * Return: 0 when the event needs no extra register, else the errno.
+ * Return: -1 when the event needs no register, 0 or 1 for the offcore
+ * response register it takes first, or the errno.
  */
-int intel_model_check_extra(const struct intel_model *m,
-			    struct perf_event *event)
+int intel_model_extra(const struct intel_model *m, struct perf_event *event,
+		      u64 *config1)
 {
 	u64 code = event->hw.config & (ARCH_PERFMON_EVENTSEL_EVENT |
 				       ARCH_PERFMON_EVENTSEL_UMASK);
+	u64 cfg = event->attr.config;
 	const struct intel_extra *e;
+	bool cache = event->attr.type == PERF_TYPE_HW_CACHE;
+	int i;
 
-	for (e = m->extra; e->event; e++) {
+	for (e = m->extra, i = 0; e->event; e++, i++) {
 		if (e->event != code)
 			continue;
 		/* A cache event's config1 is the driver's, not the user's. */
-		if (event->attr.type != PERF_TYPE_HW_CACHE &&
-		    event->attr.config1 & ~e->valid)
+		*config1 = cache ? (*m->cache_rsp)[cfg & 0xff][(cfg >> 8) & 0xff]
+						  [(cfg >> 16) & 0xff] :
+				   event->attr.config1;
+		if (*config1 & ~e->valid)
 			return -EINVAL;
-		return -ENXIO;
+		return i < 2 ? i : -ENXIO;
 	}
-	return 0;
+	return -1;
+}
+
+/**
+ * intel_model_rsp - an offcore response register's event and bits
+ * @m: the model
+ * @i: the register, 0 or 1
+ * @valid: set to the bits the register takes
+ *
+ * Return: the event and unit mask (umask << 8 | event) of the offcore
+ * response event that uses the register.
+ */
+u64 intel_model_rsp(const struct intel_model *m, int i, u64 *valid)
+{
+	*valid = m->extra[i].valid;
+	return m->extra[i].event;
 }

@@ -420,6 +420,7 @@ static void x86_reprogram(struct x86_cpu_pmu *c)
 static int cpu_add(struct perf_event *event, int flags)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	const struct x86_vendor *v = x86_v(event);
 	struct hw_perf_event *hwc = &event->hw;
 	int n = c->n;
 
@@ -429,6 +430,9 @@ static int cpu_add(struct perf_event *event, int flags)
 	hwc->state = PERF_HES_UPTODATE | PERF_HES_STOPPED;
 	if (!(flags & PERF_EF_START))
 		hwc->state |= PERF_HES_ARCH;
+	/* A register beside the counter that others hold: not now. */
+	if (v->get_extra && v->get_extra(v, event))
+		return -EINVAL;
 	c->ev[n] = event;
 
 	if (c->txn & PERF_PMU_TXN_ADD) {
@@ -436,8 +440,11 @@ static int cpu_add(struct perf_event *event, int flags)
 		c->n_txn++;
 		return 0;
 	}
-	if (x86_schedule_added(c, n, n + 1))
+	if (x86_schedule_added(c, n, n + 1)) {
+		if (v->put_extra)
+			v->put_extra(v, event);
 		return -EINVAL;
+	}
 	c->n++;
 	if (c->disabled)
 		c->stale = true;
@@ -449,6 +456,7 @@ static int cpu_add(struct perf_event *event, int flags)
 static void cpu_del(struct perf_event *event, int flags)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	const struct x86_vendor *v = x86_v(event);
 	struct hw_perf_event *hwc = &event->hw;
 	int i;
 
@@ -468,6 +476,8 @@ static void cpu_del(struct perf_event *event, int flags)
 	}
 	c->n--;
 	hwc->idx = -1;
+	if (v->put_extra)
+		v->put_extra(v, event);
 	perf_event_update_userpage(event);
 }
 

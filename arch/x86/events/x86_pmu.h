@@ -90,6 +90,10 @@
  *	(their width is added).  Called with the counters stopped.
  * @events: the vendor's own sysfs events/ files, %X86_VENDOR_EVENTS at
  *	most (optional)
+ * @get_extra: hold what else than a counter the event needs on this CPU
+ *	(a register beside its EVTSEL) as it is added; -EBUSY when other
+ *	events hold it (optional)
+ * @put_extra: let go of it as the event is deleted (optional)
  *
  * The hooks that take @v describe the counters of that description
  * (event_map, cache_event, constraint and hw_config run on any CPU); the
@@ -131,6 +135,8 @@ struct x86_vendor {
 	u64 fold_counters;
 	void (*fold)(struct perf_event *const *placed, u64 which, u64 wrapped);
 	struct attribute **events;
+	int (*get_extra)(const struct x86_vendor *v, struct perf_event *event);
+	void (*put_extra)(const struct x86_vendor *v, struct perf_event *event);
 };
 
 /*
