@@ -361,10 +361,10 @@ static const struct cache_case hybrid_cache[] = {
 	{ "cpu_atom", PERF_COUNT_HW_CACHE_ITLB, 0, 1, 0 },
 	{ "cpu_core", PERF_COUNT_HW_CACHE_BPU, 0, 0, 0 },
 	{ "cpu_atom", PERF_COUNT_HW_CACHE_BPU, 0, 1, 0 },
-	/* The offcore response, whose register the emulation lacks. */
-	{ "cpu_core", PERF_COUNT_HW_CACHE_LL, 0, 0, ENXIO },
-	{ "cpu_atom", PERF_COUNT_HW_CACHE_LL, 0, 0, ENXIO },
-	{ "cpu_core", PERF_COUNT_HW_CACHE_NODE, 0, 0, ENXIO },
+	/* Offcore response events on both; NODE on the P-cores only. */
+	{ "cpu_core", PERF_COUNT_HW_CACHE_LL, 0, 0, 0 },
+	{ "cpu_atom", PERF_COUNT_HW_CACHE_LL, 0, 1, 0 },
+	{ "cpu_core", PERF_COUNT_HW_CACHE_NODE, 0, 0, 0 },
 	{ "cpu_atom", PERF_COUNT_HW_CACHE_NODE, 0, 0, ENOENT },
 };
 
@@ -446,6 +446,38 @@ TEST(topdown_on_the_p_cores)
 	EXPECT_LE(0, metric) TH_LOG("cpu_atom, config 0x8000: %s", strerror(errno));
 	if (metric >= 0)
 		close(metric);
+}
+
+/*
+ * Each type's offcore response events: OCR 0x2a and 0x2b on the
+ * P-cores, 0xb7 with unit masks 1 and 2 on the E-cores (hw_util.h's
+ * offcore_wrong()).
+ */
+TEST(offcore_events_per_core_type)
+{
+	static const struct {
+		const char *pmu;
+		unsigned int gp;
+		uint64_t code, alt;
+	} t[] = {
+		{ "cpu_core", 8, 0x012a, 0x012b },
+		{ "cpu_atom", 6, 0x01b7, 0x02b7 },
+	};
+	char buf[160];
+	const char *why = no_per_type_pmus();
+	int i, cpu;
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (access("/dev/cpu/0/msr", R_OK))
+		SKIP(return, "no /dev/cpu/0/msr (CONFIG_X86_MSR) to see the registers");
+	for (i = 0; i < 2; i++) {
+		cpu = first_cpu(t[i].pmu);
+		ASSERT_EQ(0, pin(cpu));
+		why = offcore_wrong(pmu_type(t[i].pmu), cpu, t[i].gp, t[i].code,
+				    t[i].alt, buf, sizeof(buf));
+		EXPECT_EQ(NULL, why) TH_LOG("%s: %s", t[i].pmu, why);
+	}
 }
 
 /* Write CPU @cpu's online file; 0 or -1. */

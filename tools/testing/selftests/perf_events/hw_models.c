@@ -30,6 +30,7 @@ struct cache_case {
 	unsigned int cache, op, result;
 	int err;		/* 0: the event opens */
 	uint64_t event;		/* then: the event and umask it programs */
+	uint64_t rsp;		/* and the offcore response it selects */
 };
 
 #define L1D	PERF_COUNT_HW_CACHE_L1D
@@ -46,20 +47,19 @@ struct cache_case {
 #define MISS	PERF_COUNT_HW_CACHE_RESULT_MISS
 
 /*
- * LL and NODE are offcore response events: they need MSR_OFFCORE_RSP_x,
- * which the emulated models do not have (a write does not stick), so
- * upstream refuses them with ENXIO there.
+ * LL and NODE are offcore response events: they program
+ * MSR_OFFCORE_RSP_0 with upstream's request and response bits.
  */
 static const struct cache_case skx_cache[] = {
 	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0x0151 },
 	{ L1D, WR, ACC, 0, 0x82d0 }, { L1D, WR, MISS, ENOENT },
 	{ L1I, RD, ACC, ENOENT }, { L1I, RD, MISS, 0, 0x0283 },
-	{ L1I, WR, ACC, EINVAL }, { LL, RD, ACC, ENXIO },
+	{ L1I, WR, ACC, EINVAL }, { LL, RD, ACC, 0, 0x01b7, 0x3fc0010001ULL },
 	{ DTLB, RD, MISS, 0, 0x0e08 }, { DTLB, WR, MISS, 0, 0x0e49 },
 	{ ITLB, RD, ACC, 0, 0x2085 }, { ITLB, RD, MISS, 0, 0x0e85 },
 	{ ITLB, PF, ACC, EINVAL }, { BPU, RD, ACC, 0, 0x00c4 },
 	{ BPU, RD, MISS, 0, 0x00c5 }, { BPU, WR, ACC, EINVAL },
-	{ NODE, WR, MISS, ENXIO }, { NODE, PF, ACC, ENOENT },
+	{ NODE, WR, MISS, 0, 0x01b7, 0x1ff8000002ULL }, { NODE, PF, ACC, ENOENT },
 	{ }
 };
 
@@ -67,20 +67,20 @@ static const struct cache_case skx_cache[] = {
 static const struct cache_case icx_cache[] = {
 	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0x0151 },
 	{ L1I, RD, ACC, ENOENT }, { L1I, RD, MISS, 0, 0x0283 },
-	{ LL, WR, MISS, ENXIO }, { DTLB, WR, ACC, 0, 0x82d0 },
+	{ LL, WR, MISS, 0, 0x01b7, 0x3ffc020002ULL }, { DTLB, WR, ACC, 0, 0x82d0 },
 	{ ITLB, RD, ACC, EINVAL }, { ITLB, RD, MISS, 0, 0x0e85 },
-	{ BPU, RD, ACC, 0, 0x00c4 }, { NODE, RD, ACC, ENXIO },
+	{ BPU, RD, ACC, 0, 0x00c4 }, { NODE, RD, ACC, 0, 0x01b7, 0x1fc4000001ULL },
 	{ }
 };
 
 static const struct cache_case spr_cache[] = {
 	{ L1D, RD, ACC, 0, 0x81d0 }, { L1D, RD, MISS, 0, 0xe124 },
 	{ L1D, WR, MISS, ENOENT }, { L1I, RD, ACC, ENOENT },
-	{ L1I, RD, MISS, 0, 0xe424 }, { LL, RD, MISS, ENXIO },
+	{ L1I, RD, MISS, 0, 0xe424 }, { LL, RD, MISS, 0, 0x012a, 0x3fbfc00001ULL },
 	{ DTLB, RD, MISS, 0, 0x0e12 }, { DTLB, WR, MISS, 0, 0x0e13 },
 	{ ITLB, RD, ACC, EINVAL }, { ITLB, RD, MISS, 0, 0x0e11 },
 	{ BPU, RD, ACC, 0, 0x04c4 }, { BPU, RD, MISS, 0, 0x04c5 },
-	{ NODE, RD, ACC, ENXIO }, { NODE, WR, ACC, ENOENT },
+	{ NODE, RD, ACC, 0, 0x012a, 0x10c000001ULL }, { NODE, WR, ACC, ENOENT },
 	{ }
 };
 
@@ -92,13 +92,14 @@ struct model {
 	const char *pmu_name;		/* upstream's caps/pmu_name */
 	const struct cache_case *cache;	/* its cache events */
 	uint64_t offcore;		/* OFFCORE_RESPONSE_0's event and umask */
+	uint64_t offcore1;		/* OFFCORE_RESPONSE_1's */
 };
 
-/* OFFCORE_RESPONSE_0: event 0xb7 before Golden Cove, OCR 0x2a on it. */
+/* OFFCORE_RESPONSE_0/1: events 0xb7/0xbb before Golden Cove, 0x2a/0x2b on it. */
 static const struct model models[] = {
-	{ "skx", 0x55, 4, 4, 3, 0, 0, "skylake", skx_cache, 0x01b7 },
-	{ "icx", 0x6a, 5, 8, 4, 5, 4, "icelake", icx_cache, 0x01b7 },
-	{ "spr", 0x8f, 5, 8, 4, 6, 8, "sapphire_rapids", spr_cache, 0x012a },
+	{ "skx", 0x55, 4, 4, 3, 0, 0, "skylake", skx_cache, 0x01b7, 0x01bb },
+	{ "icx", 0x6a, 5, 8, 4, 5, 4, "icelake", icx_cache, 0x01b7, 0x01bb },
+	{ "spr", 0x8f, 5, 8, 4, 6, 8, "sapphire_rapids", spr_cache, 0x012a, 0x012b },
 };
 
 static const struct model *this_model(void)
@@ -458,34 +459,6 @@ TEST(topdown_across_reads_and_switches)
 		close(fd[i]);
 }
 
-#define MSR_EVTSEL0	0x186
-#define EVTSEL_EN	(1ULL << 22)
-
-/*
- * The general counter programmed with @event (event and umask) and
- * enabled on CPU 0, read through the msr driver: -1 when none is,
- * -2 when the MSRs cannot be read.
- */
-static int counter_with(unsigned int gp, uint64_t event)
-{
-	uint64_t sel;
-	unsigned int i;
-	int fd = open("/dev/cpu/0/msr", O_RDONLY);
-
-	if (fd < 0)
-		return -2;
-	for (i = 0; i < gp; i++) {
-		if (pread(fd, &sel, sizeof(sel), MSR_EVTSEL0 + i) != sizeof(sel)) {
-			close(fd);
-			return -2;
-		}
-		if ((sel & 0xffff) == event && (sel & EVTSEL_EN))
-			break;
-	}
-	close(fd);
-	return i < gp ? (int)i : -1;
-}
-
 TEST(cache_events_follow_the_model)
 {
 	const struct model *m = this_model();
@@ -521,13 +494,21 @@ TEST(cache_events_follow_the_model)
 		if (fd < 0)
 			continue;
 		/* Counting now, on this CPU: its EVTSEL has the encoding. */
-		where = msrs ? counter_with(m->gp, c->event) : -2;
+		where = msrs ? counter_with(0, m->gp, c->event) : -2;
 		if (where == -2)
 			msrs = 0;
 		else
 			EXPECT_LE(0, where) TH_LOG("cache event %#llx: no counter has %#llx",
 						   (unsigned long long)attr.config,
 						   (unsigned long long)c->event);
+		if (msrs && c->rsp) {
+			uint64_t rsp = 0;
+
+			EXPECT_EQ(0, read_msr(0, MSR_OFFCORE_RSP_0, &rsp));
+			EXPECT_EQ(c->rsp, rsp) TH_LOG("cache event %#llx: response %#llx",
+						      (unsigned long long)attr.config,
+						      (unsigned long long)rsp);
+		}
 		close(fd);
 	}
 	if (!msrs)
@@ -659,32 +640,25 @@ TEST(constraints_follow_the_model)
 }
 
 /*
- * A raw offcore response event: its config1 is checked against the
- * register's bits (EINVAL), then the register must take writes, which
- * the emulated models' do not (ENXIO, as for the LL cache events).
+ * Raw offcore response events program the model's two response
+ * registers, the second one under its own event code, and no more than
+ * two responses count at once (hw_util.h's offcore_wrong()).
  */
-TEST(offcore_events_need_their_register)
+TEST(offcore_events_program_their_registers)
 {
 	const struct model *m = this_model();
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.exclude_hv = 1,
-	};
+	char buf[160];
+	const char *why;
 	long type;
 
 	if (!m)
 		SKIP(return, NO_MODEL);
-	if (kernel_is_ours() && !names_the_model(m))
-		SKIP(return, "this kernel has no offcore events for the model yet (issue 33)");
 	ASSERT_EQ(0, read_file_long(CPU_PMU "type", &type));
-	attr.type = type;
-	attr.config = m->offcore;
-	attr.config1 = 0x10001;		/* demand data reads, any response */
-	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
-	EXPECT_EQ(ENXIO, errno);
-	attr.config1 = 1ULL << 63;	/* no such bit */
-	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
-	EXPECT_EQ(EINVAL, errno);
+	if (access("/dev/cpu/0/msr", R_OK))
+		SKIP(return, "no /dev/cpu/0/msr (CONFIG_X86_MSR) to see the registers");
+	ASSERT_EQ(0, pin_to_cpu(0));
+	why = offcore_wrong(type, 0, m->gp, m->offcore, m->offcore1, buf, sizeof(buf));
+	EXPECT_EQ(NULL, why) TH_LOG("%s", why);
 }
 
 TEST_HARNESS_MAIN
