@@ -18,6 +18,7 @@
 #include "../kselftest_harness.h"
 #include "perf_util.h"
 #include "hw_util.h"
+#include "hw_model_util.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices/"
 #define CORE_TYPE_ATOM 0x20

@@ -22,6 +22,7 @@
 #include "../kselftest_harness.h"
 #include "perf_util.h"
 #include "hw_util.h"
+#include "hw_model_util.h"
 
 #define CPU_PMU "/sys/bus/event_source/devices/cpu/"
 
