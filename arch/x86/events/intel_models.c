@@ -27,6 +27,7 @@
  * Locking: none; the tables are constant and the model is chosen once at
  * boot.
  */
+#include <linux/nospec.h>
 #include <linux/perf_event.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -759,9 +760,13 @@ int intel_model_extra(const struct intel_model *m, struct perf_event *event,
 		if (e->event != code)
 			continue;
 		/* A cache event's config1 is the driver's, not the user's. */
-		*config1 = cache ? (*m->cache_rsp)[cfg & 0xff][(cfg >> 8) & 0xff]
-						  [(cfg >> 16) & 0xff] :
-				   event->attr.config1;
+		*config1 = cache ?
+			(*m->cache_rsp)[array_index_nospec(cfg & 0xff, PERF_COUNT_HW_CACHE_MAX)]
+				       [array_index_nospec((cfg >> 8) & 0xff,
+							   PERF_COUNT_HW_CACHE_OP_MAX)]
+				       [array_index_nospec((cfg >> 16) & 0xff,
+							   PERF_COUNT_HW_CACHE_RESULT_MAX)] :
+			event->attr.config1;
 		if (*config1 & ~e->valid)
 			return -EINVAL;
 		return i < 2 ? i : -ENXIO;

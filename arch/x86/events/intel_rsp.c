@@ -16,7 +16,11 @@
  *
  * Locking: the per-CPU state is changed in the x86 layer's add and del,
  * on its CPU with interrupts off; an event holds a register from its
- * add to its del (hw.extra_reg.alloc).
+ * add to its del (hw.extra_reg.alloc).  A group is checked at its new
+ * member's event_init, where the core holds the leader's context mutex
+ * (the sibling list is stable, as for x86_validate_group()); a member
+ * counting on some CPU meanwhile may move to its other register there,
+ * which changes nothing in the check: it tries both registers.
  */
 #include <linux/perf_event.h>
 
