@@ -20,7 +20,6 @@
 #include "hw_util.h"
 #include "hw_model_util.h"
 
-#define PMU_DIR "/sys/bus/event_source/devices/"
 #define CORE_TYPE_ATOM 0x20
 #define CORE_TYPE_CORE 0x40
 
@@ -29,15 +28,6 @@ static const char *hybrid_unavailable(void)
 	if (!pmu_is("adl"))
 		return "the guest's CPU is not hybrid (PMU=adl boots an Alder Lake)";
 	return NULL;
-}
-
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 static int online_cpus(void)
@@ -52,15 +42,6 @@ static int first_cpu(const char *pmu)
 	long v;
 
 	snprintf(path, sizeof(path), PMU_DIR "%s/cpus", pmu);
-	return read_file_long(path, &v) ? -1 : (int)v;
-}
-
-static int pmu_type(const char *pmu)
-{
-	char path[128];
-	long v;
-
-	snprintf(path, sizeof(path), PMU_DIR "%s/type", pmu);
 	return read_file_long(path, &v) ? -1 : (int)v;
 }
 

@@ -1,14 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the tests of named Intel models share (hw_models.c, hw_hybrid.c):
- * a PMU's sysfs files, group fits, the counters' MSRs through the msr
- * driver, and the offcore response registers' checks.
+ * What the tests of named Intel models share (hw_models.c, hw_hybrid.c,
+ * hw_retired.c): a PMU's sysfs files and type, pinning to a CPU, group
+ * fits, the counters' MSRs through the msr driver, and the offcore
+ * response registers' checks.
  */
 #ifndef HW_MODEL_UTIL_H
 #define HW_MODEL_UTIL_H
 
 #include <dirent.h>
+#include <sched.h>
 #include "hw_util.h"
+
+#define PMU_DIR "/sys/bus/event_source/devices/"
+
+/* The calling thread onto CPU @cpu alone; 0, or -1. */
+static inline __maybe_unused int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* The type number of PMU @pmu (sysfs); -1 when it is not registered. */
+static inline __maybe_unused int pmu_type(const char *pmu)
+{
+	char path[128];
+	long v;
+
+	snprintf(path, sizeof(path), PMU_DIR "%s/type", pmu);
+	return read_file_long(path, &v) ? -1 : (int)v;
+}
 
 /* Sysfs file @path's bytes into @buf (terminated); their count, or -1. */
 static inline __maybe_unused ssize_t read_bytes(const char *path, char *buf,

@@ -7,7 +7,8 @@
  * and format/ files for it, gives its cache events
  * their encodings (read back from the EVTSELs through the msr driver)
  * and keeps events off the counters the model does not allow them (seen
- * in group validation: the emulation does not enforce them), and on Ice
+ * in group validation here; hw_retired.c counts the constrained events
+ * the emulation counts), and on Ice
  * Lake and later counts topdown: fixed counter 3's slots, and the
  * metrics events read from PERF_METRICS in a group led by slots.  The
  * emulated core retires
