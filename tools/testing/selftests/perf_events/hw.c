@@ -763,11 +763,13 @@ TEST_F(hw, anythread_by_version)
 /*
  * What perf(1) reads about the cpu PMU in sysfs, as the emulated CPUs'
  * drivers present it: the generic events with their encodings (only
- * those the CPU has), the format fields and the caps.
+ * those the CPU has: on Intel, CPUID leaf 0xA marks LLC references and
+ * misses and branch misses unavailable), the format fields and the caps.
  */
 TEST_F(hw, sysfs_describes_the_pmu)
 {
 	static const char * const intel[] = {
+		"branch-instructions=event=0xc4",
 		"bus-cycles=event=0x3c,umask=0x01", "cpu-cycles=event=0x3c",
 		"instructions=event=0xc0", "ref-cycles=event=0x00,umask=0x03",
 		"format=any cmask edge event inv pc umask",
@@ -776,6 +778,7 @@ TEST_F(hw, sysfs_describes_the_pmu)
 	};
 	/* "any" from version 2 until version 5 deprecates it; the name. */
 	static const char * const intel_other[] = {
+		"branch-instructions=event=0xc4",
 		"bus-cycles=event=0x3c,umask=0x01", "cpu-cycles=event=0x3c",
 		"instructions=event=0xc0", "ref-cycles=event=0x00,umask=0x03",
 		"format=cmask edge event inv pc umask",

@@ -529,6 +529,7 @@ struct sysfs_file {
 };
 
 static const struct sysfs_file model_files[] = {
+	{ NULL, "events/branch-instructions", "event=0xc4\n" },
 	{ NULL, "events/cpu-cycles", "event=0x3c\n" },
 	{ NULL, "events/instructions", "event=0xc0\n" },
 	{ NULL, "events/bus-cycles", "event=0x3c,umask=0x01\n" },
