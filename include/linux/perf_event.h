@@ -613,7 +613,10 @@ struct perf_cpu_groups {
  * published, at fork), read under either, and freed with the sub-context.
  * A CPU context's sub-contexts are embedded in struct perf_cpu_pmu_context
  * and never freed; a task context's are allocated on demand and freed with
- * their last event.
+ * their last event.  @task_ctx_data is the PMU's state of the task (from
+ * its task_ctx_cache, for the events that ask with PERF_ATTACH_TASK_DATA:
+ * a saved branch call stack), set like @cpu_groups and given to the PMU's
+ * sched_task() and swap_task_ctx().
  */
 struct perf_event_pmu_context {
 	struct pmu			*pmu;
@@ -626,6 +629,7 @@ struct perf_event_pmu_context {
 	struct list_head		pinned_active;
 	struct list_head		flexible_active;
 	struct perf_cpu_groups		*cpu_groups;	/* task context, by CPU */
+	void				*task_ctx_data;	/* task context, PMU's */
 
 	unsigned int			embedded : 1;
 
@@ -967,6 +971,105 @@ static inline bool has_branch_stack(struct perf_event *event)
 static inline bool needs_branch_stack(struct perf_event *event)
 {
 	return !!event->attr.branch_sample_type;
+}
+
+/*
+ * What the branch filter (attr.branch_sample_type) asks of each record:
+ * leave out the flags or the cycles, give each branch's type and
+ * privilege level, add the hardware's index of the newest record, count
+ * events per branch, or keep a call stack instead of the last branches.
+ */
+static inline bool perf_branch_filter_asks(const struct perf_event *event,
+					   u64 what)
+{
+	return (event->attr.branch_sample_type & what) != 0;
+}
+
+static inline bool branch_sample_no_flags(const struct perf_event *event)
+{
+	return perf_branch_filter_asks(event, PERF_SAMPLE_BRANCH_NO_FLAGS);
+}
+
+static inline bool branch_sample_no_cycles(const struct perf_event *event)
+{
+	return perf_branch_filter_asks(event, PERF_SAMPLE_BRANCH_NO_CYCLES);
+}
+
+static inline bool branch_sample_type(const struct perf_event *event)
+{
+	return perf_branch_filter_asks(event, PERF_SAMPLE_BRANCH_TYPE_SAVE);
+}
+
+static inline bool branch_sample_hw_index(const struct perf_event *event)
+{
+	return perf_branch_filter_asks(event, PERF_SAMPLE_BRANCH_HW_INDEX);
+}
+
+static inline bool branch_sample_priv(const struct perf_event *event)
+{
+	return perf_branch_filter_asks(event, PERF_SAMPLE_BRANCH_PRIV_SAVE);
+}
+
+static inline bool branch_sample_counters(const struct perf_event *event)
+{
+	return perf_branch_filter_asks(event, PERF_SAMPLE_BRANCH_COUNTERS);
+}
+
+static inline bool branch_sample_call_stack(const struct perf_event *event)
+{
+	return perf_branch_filter_asks(event, PERF_SAMPLE_BRANCH_CALL_STACK);
+}
+
+/**
+ * perf_clear_branch_entry_bitfields - zero a branch record's flags
+ * @br: the record; its addresses are left to the caller
+ *
+ * Drivers fill records field by field: every flag and the reserved bits
+ * start at 0, so that nothing of an earlier record leaks into the sample.
+ */
+static inline void perf_clear_branch_entry_bitfields(struct perf_branch_entry *br)
+{
+	br->mispred = 0;
+	br->predicted = 0;
+	br->in_tx = 0;
+	br->abort = 0;
+	br->cycles = 0;
+	br->type = 0;
+	br->spec = 0;
+	br->new_type = 0;
+	br->priv = 0;
+	br->reserved = 0;
+}
+
+/**
+ * perf_sample_save_brstack - make a branch stack part of a sample
+ * @data: the sample
+ * @event: the event; it samples PERF_SAMPLE_BRANCH_STACK
+ * @brs: the records, newest first, and the hardware's index of the newest
+ * @brs_cntr: per record, the counts PERF_SAMPLE_BRANCH_COUNTERS asks for,
+ *	or NULL
+ *
+ * The sample gets the number of records, the index when the filter asks
+ * for it (PERF_SAMPLE_BRANCH_HW_INDEX), the records, then the counts.
+ * @brs and @brs_cntr must stay as they are until the sample is written.
+ */
+static inline void perf_sample_save_brstack(struct perf_sample_data *data,
+					    struct perf_event *event,
+					    struct perf_branch_stack *brs,
+					    u64 *brs_cntr)
+{
+	u32 bytes = sizeof(u64) + brs->nr * sizeof(struct perf_branch_entry);
+
+	if (WARN_ON_ONCE(!has_branch_stack(event)))
+		return;
+	if (branch_sample_hw_index(event))
+		bytes += sizeof(u64);
+	if (brs_cntr)
+		bytes += brs->nr * sizeof(u64);
+	data->br_stack = brs;
+	data->br_stack_cntr = brs_cntr;
+	data->dyn_size += bytes;
+	data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;
 }
 
 /* The PMU has an AUX area to map. */

@@ -268,14 +268,18 @@ static void alloc_cpu_groups(struct perf_event_pmu_context *epc)
  * @pmu: the PMU the group belongs to
  * @ctx: the context; its mutex held
  * @cpu: the CPU of a CPU context
+ * @task_data: the event keeps state of the task with the PMU
+ *	(PERF_ATTACH_TASK_DATA): a task sub-context needs the PMU's
+ *	task_ctx_data
  *
  * Return: the sub-context with a reference for one event, or an ERR_PTR.
  */
 struct perf_event_pmu_context *find_get_pmu_context(struct pmu *pmu,
 						    struct perf_event_context *ctx,
-						    int cpu)
+						    int cpu, bool task_data)
 {
 	struct perf_event_pmu_context *epc, *new;
+	void *data = NULL;
 
 	if (!ctx->task) {
 		epc = &per_cpu_ptr(pmu->cpu_pmu_context, cpu)->epc;
@@ -292,6 +296,14 @@ struct perf_event_pmu_context *find_get_pmu_context(struct pmu *pmu,
 	if (!new)
 		return ERR_PTR(-ENOMEM);
 	init_pmu_context(new, pmu);
+	/* The sub-context may have it already: then this one goes. */
+	if (task_data && pmu->task_ctx_cache) {
+		data = kmem_cache_zalloc(pmu->task_ctx_cache, GFP_KERNEL);
+		if (!data) {
+			kfree(new);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
 
 	raw_spin_lock_irq(&ctx->lock);
 	epc = perf_ctx_pmu_context(ctx, pmu);
@@ -301,10 +313,16 @@ struct perf_event_pmu_context *find_get_pmu_context(struct pmu *pmu,
 		epc->ctx = ctx;
 		list_add_tail(&epc->pmu_ctx_entry, &ctx->pmu_ctx_list);
 	}
+	if (data && !epc->task_ctx_data) {
+		epc->task_ctx_data = data;
+		data = NULL;
+	}
 	atomic_inc(&epc->refcount);
 	raw_spin_unlock_irq(&ctx->lock);
 
 	kfree(new);
+	if (data)
+		kmem_cache_free(pmu->task_ctx_cache, data);
 	/* Only holders of ctx->mutex set ->cpu_groups: the test holds. */
 	if (cpu >= 0 && !epc->cpu_groups)
 		alloc_cpu_groups(epc);
@@ -334,6 +352,9 @@ void put_pmu_ctx(struct perf_event_pmu_context *epc)
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 
 	if (!epc->embedded) {
+		if (epc->task_ctx_data)
+			kmem_cache_free(epc->pmu->task_ctx_cache,
+					epc->task_ctx_data);
 		kfree(epc->cpu_groups);
 		kfree(epc);
 	}
@@ -1069,7 +1090,7 @@ void perf_pmu_migrate_context(struct pmu *pmu, int src_cpu, int dst_cpu)
 
 	list_for_each_entry_safe(event, tmp, &moving, migrate_entry) {
 		list_del_init(&event->migrate_entry);
-		epc = find_get_pmu_context(pmu, dst, dst_cpu);
+		epc = find_get_pmu_context(pmu, dst, dst_cpu, false);
 		event->pmu_ctx = epc;
 		event->cpu = dst_cpu;
 		get_ctx(dst);

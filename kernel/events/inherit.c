@@ -70,7 +70,8 @@ struct perf_event *perf_inherit_event(struct perf_event *orig, int state,
 	if (IS_ERR(event))
 		return event;	/* freeing it dropped the reference on orig */
 
-	epc = find_get_pmu_context(orig->pmu_ctx->pmu, child_ctx, event->cpu);
+	epc = find_get_pmu_context(orig->pmu_ctx->pmu, child_ctx, event->cpu,
+				   event->attach_state & PERF_ATTACH_TASK_DATA);
 	if (IS_ERR(epc)) {
 		free_event(event);	/* drops the reference on orig */
 		return ERR_CAST(epc);

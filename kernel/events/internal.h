@@ -243,7 +243,7 @@ void put_ctx(struct perf_event_context *ctx);
 struct perf_event_context *find_get_context(struct task_struct *task, int cpu);
 struct perf_event_pmu_context *find_get_pmu_context(struct pmu *pmu,
 						    struct perf_event_context *ctx,
-						    int cpu);
+						    int cpu, bool task_data);
 void perf_cpu_context_init(int cpu);
 void perf_cpu_pmu_context_init(struct perf_cpu_pmu_context *cpc,
 			       struct pmu *pmu, int cpu);

@@ -350,6 +350,28 @@ static u64 phys_of(u64 addr)
 	return phys;
 }
 
+/*
+ * The branch stack: the number of records, the hardware's index of the
+ * newest when the filter asks for it, the records, and per record the
+ * counts when the PMU gave them.  No stack: a 0 alone.
+ */
+static void output_brstack(struct perf_output_handle *handle,
+			   struct perf_sample_data *data,
+			   struct perf_event *event)
+{
+	struct perf_branch_stack *brs = data->br_stack;
+	u64 nr = brs ? brs->nr : 0;
+
+	perf_output_put(handle, nr);
+	if (!brs)
+		return;
+	if (branch_sample_hw_index(event))
+		perf_output_put(handle, brs->hw_idx);
+	perf_output_copy(handle, brs->entries, nr * sizeof(brs->entries[0]));
+	if (data->br_stack_cntr)
+		perf_output_copy(handle, data->br_stack_cntr, nr * sizeof(u64));
+}
+
 /* u32 size, the fragments in order, zeroes up to a u64 boundary. */
 static void output_raw(struct perf_output_handle *handle,
 		       struct perf_raw_record *raw)
@@ -406,7 +428,10 @@ void perf_prepare_sample(struct perf_sample_data *data,
 	/* Fixed fields and a callchain only: all done. */
 	if (!(st & ~(SAMPLE_FIXED | PERF_SAMPLE_CALLCHAIN)))
 		return;
-	/* Nothing raw or branchy to give: an empty u64 each. */
+	/*
+	 * Nothing raw or branchy to give: an empty u64 each (a branch stack
+	 * of no records, without its index).
+	 */
 	if (todo & PERF_SAMPLE_RAW)
 		data->raw = NULL;
 	if (todo & PERF_SAMPLE_BRANCH_STACK)
@@ -566,11 +591,8 @@ void perf_output_sample(struct perf_output_handle *handle,
 			perf_output_put(handle, empty);
 		}
 	}
-	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		u64 none = 0;
-
-		perf_output_put(handle, none);
-	}
+	if (st & PERF_SAMPLE_BRANCH_STACK)
+		output_brstack(handle, data, event);
 	if (st & PERF_SAMPLE_REGS_USER) {
 		u64 abi = data->regs_user.abi;
 

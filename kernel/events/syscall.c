@@ -456,7 +456,8 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 			goto unlock_ctx;
 	}
 
-	epc = find_get_pmu_context(pmu, ctx, event->cpu);
+	epc = find_get_pmu_context(pmu, ctx, event->cpu,
+				   event->attach_state & PERF_ATTACH_TASK_DATA);
 	if (IS_ERR(epc)) {
 		err = PTR_ERR(epc);
 		goto unlock_ctx;
@@ -578,7 +579,8 @@ struct perf_event *perf_event_create_counter(struct perf_event_attr *attr,
 		if (err)
 			goto unlock;
 	}
-	epc = find_get_pmu_context(pmu, ctx, event->cpu);
+	epc = find_get_pmu_context(pmu, ctx, event->cpu,
+				   event->attach_state & PERF_ATTACH_TASK_DATA);
 	if (IS_ERR(epc)) {
 		err = PTR_ERR(epc);
 		goto unlock;
