@@ -51,6 +51,7 @@
 #include <asm/msr.h>
 #include <asm/perf_event.h>
 
+#include "intel_lbr.h"
 #include "intel_models.h"
 #include "intel_rsp.h"
 #include "intel_topdown.h"
@@ -193,16 +194,29 @@ static int intel_hw_config(const struct x86_vendor *v, struct perf_event *event)
 	return 0;
 }
 
-/* The offcore response register an event needs, held as it is added. */
+/*
+ * The offcore response register and the LBR_SELECT an event needs, held
+ * as it is added.
+ */
 static int intel_get_extra(const struct x86_vendor *v, struct perf_event *event)
 {
 	const struct intel_type *it = intel_of(v);
+	int err;
 
-	return it->model ? intel_rsp_get(it->model, event) : 0;
+	if (!it->model)
+		return 0;
+	err = intel_rsp_get(it->model, event);
+	if (err)
+		return err;
+	err = intel_lbr_get(event);
+	if (err)
+		intel_rsp_put(event);
+	return err;
 }
 
 static void intel_put_extra(const struct x86_vendor *v, struct perf_event *event)
 {
+	intel_lbr_put(event);
 	intel_rsp_put(event);
 }
 
@@ -274,6 +288,7 @@ static void intel_enable_all(u64 counters)
 		intel_v1_switch_all(ic, false);
 		return;
 	}
+	intel_lbr_enable();
 	ic->global = counters;
 	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, intel_ctrl(counters & ~ic->guest_only));
 }
@@ -288,6 +303,7 @@ static void intel_disable_all(void)
 	}
 	ic->global = 0;
 	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
+	intel_lbr_disable();
 }
 
 /*
@@ -557,6 +573,7 @@ static void intel_cpu_starting(const struct x86_vendor *v)
 	this_cpu_write(intel_cpu.t, intel_of(v));
 	if (!intel_v1)
 		intel_set_freeze(NULL);
+	intel_lbr_cpu_starting();
 }
 
 static ssize_t freeze_on_smi_show(struct device *dev,
@@ -679,6 +696,7 @@ static void __init intel_type_init(struct intel_type *it, struct x86_vendor *v,
 	if (model) {
 		v->get_extra = intel_get_extra;
 		v->put_extra = intel_put_extra;
+		intel_lbr_probe(model, caps, v);
 	}
 }
 

@@ -490,6 +490,8 @@ static struct attribute *adl_atom_events[] = {
  *	NULL
  * @hybrid_events: @events hold topdown's files already (the hybrid
  *	forms)
+ * @lbr: the depth of the model-specific LBR (intel_lbr.c), 0 for none
+ *	(or an architectural LBR, which has no driver here)
  */
 struct intel_model {
 	const char *pmu_name;
@@ -505,16 +507,17 @@ struct intel_model {
 	struct attribute **format;
 	const struct intel_model *atom;
 	bool hybrid_events;
+	u8 lbr;
 };
 
 static const struct intel_model skylake = {
 	"skylake", "Skylake events", skl_rules, skl_extra, &skl_cache,
-	&skl_cache_rsp, false, -1, skl_events,
+	&skl_cache_rsp, false, -1, skl_events, .lbr = 32,
 };
 
 static const struct intel_model icelake = {
 	"icelake", "Icelake events", icl_rules, icl_extra, &skl_cache,
-	&skl_cache_rsp, true, 4,
+	&skl_cache_rsp, true, 4, .lbr = 32,
 };
 
 static const struct intel_model sapphire_rapids = {
@@ -787,4 +790,15 @@ u64 intel_model_rsp(const struct intel_model *m, int i, u64 *valid)
 {
 	*valid = m->extra[i].valid;
 	return m->extra[i].event;
+}
+
+/**
+ * intel_model_lbr - the depth of the model's model-specific LBR
+ * @m: the model
+ *
+ * Return: its entries, 0 when it has none this driver reads.
+ */
+int intel_model_lbr(const struct intel_model *m)
+{
+	return m->lbr;
 }

@@ -55,6 +55,7 @@
 #include <linux/nospec.h>
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
+#include <linux/slab.h>
 #include <linux/sysfs.h>
 
 #include <asm/apic.h>
@@ -629,11 +630,16 @@ static int cpu_event_init(struct perf_event *event)
 		return -ENOENT;
 	}
 
-	/* No PEBS (max_precise 0), no LBR. */
+	/* No PEBS (max_precise 0). */
 	if (attr->precise_ip)
 		return -EOPNOTSUPP;
-	if (has_branch_stack(event))
-		return -EOPNOTSUPP;
+	if (needs_branch_stack(event)) {
+		if (!v->branches)
+			return -EOPNOTSUPP;
+		err = v->branch_config(v, event);
+		if (err)
+			return err;
+	}
 
 	hwc->config = config | ARCH_PERFMON_EVENTSEL_INT;
 	if (!attr->exclude_user)
@@ -897,6 +903,8 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 				continue;
 			perf_sample_data_init(&data, 0, v->sample_ended_period ?
 					      ended : ev->hw.last_period);
+			if (has_branch_stack(ev) && v->branch_stack)
+				v->branch_stack(ev, &data);
 			if (perf_event_overflow(ev, &data, regs))
 				cpu_stop(ev, 0);
 		}
@@ -1006,6 +1014,19 @@ static int x86_pmu_dying_cpu(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * A task leaves this CPU or comes in: the vendor's state of the task, if
+ * it keeps one (the core calls this only while an event asked for it).
+ */
+static void cpu_sched_task(struct perf_event_pmu_context *epc,
+			   struct task_struct *task, bool sched_in)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+
+	if (c->t && c->t->v.sched_task)
+		c->t->v.sched_task(epc, task, sched_in);
+}
+
 /* An event of @pmu counts only on the CPUs of its type. */
 static bool x86_pmu_filter(struct pmu *pmu, int cpu)
 {
@@ -1028,6 +1049,7 @@ static const struct pmu x86_cpu_pmu_desc __initconst = {
 	.event_idx	= cpu_event_idx,
 	.event_mapped	= cpu_event_mapped,
 	.event_unmapped	= cpu_event_unmapped,
+	.sched_task	= cpu_sched_task,
 };
 
 /* The PMU of type @t, its description filled in by the vendor. */
@@ -1060,6 +1082,11 @@ static void __init x86_type_init(struct x86_pmu_type *t)
 		t->pmu.filter = x86_pmu_filter;
 	}
 	t->pmu.attr_groups = t->groups;
+	/* The vendor's state of tasks (a saved call stack); none without. */
+	if (t->v.task_data_size)
+		t->pmu.task_ctx_cache = kmem_cache_create("x86_lbr",
+							  t->v.task_data_size,
+							  0, 0, NULL);
 }
 
 /**
@@ -1157,6 +1184,8 @@ static int __init x86_pmu_init(void)
 			x86_nr_types > 1 ? ": " : "", t->v.name,
 			hweight32(lower_32_bits(t->v.counters)),
 			(int)hweight64(t->v.counters & X86_FIXED_MASK), t->v.width);
+		if (t->v.branches)
+			pr_info("perf: %d-deep LBR\n", t->v.branches);
 	}
 	return 0;
 }

@@ -94,6 +94,17 @@
  *	(a register beside its EVTSEL) as it is added; -EBUSY when other
  *	events hold it (optional)
  * @put_extra: let go of it as the event is deleted (optional)
+ * @branches: the depth of the branch stack the CPU records
+ *	(caps/branches); 0: no branch stacks (-EOPNOTSUPP)
+ * @branch_config: check a new event's branch filter and set it up
+ *	(hw.branch_reg); with @branches
+ * @branch_stack: in the PMI, save @event's branch stack in its sample
+ *	(perf_sample_save_brstack()); with @branches
+ * @sched_task: a task leaves this CPU or comes in (the PMU's sched_task,
+ *	for the vendor's state of the task), called with the PMU disabled
+ *	while an event asked for it (perf_sched_cb_inc()); optional
+ * @task_data_size: the size of the vendor's state of a task
+ *	(task_ctx_data), 0 for none
  *
  * The hooks that take @v describe the counters of that description
  * (event_map, cache_event, constraint and hw_config run on any CPU); the
@@ -137,6 +148,12 @@ struct x86_vendor {
 	struct attribute **events;
 	int (*get_extra)(const struct x86_vendor *v, struct perf_event *event);
 	void (*put_extra)(const struct x86_vendor *v, struct perf_event *event);
+	int branches;
+	int (*branch_config)(const struct x86_vendor *v, struct perf_event *event);
+	void (*branch_stack)(struct perf_event *event, struct perf_sample_data *data);
+	void (*sched_task)(struct perf_event_pmu_context *epc,
+			   struct task_struct *task, bool sched_in);
+	size_t task_data_size;
 };
 
 /*

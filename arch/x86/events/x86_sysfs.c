@@ -2,9 +2,10 @@
 /*
  * The sysfs files of the x86 layer's PMUs: events/ (the generic events
  * the vendor maps, with the encodings perf reads, then the vendor's own
- * files), caps/ (max_precise, pmu_name), the rdpmc knob shared by all of
- * them, and a hybrid part's "cpus" of each core type.  format/ and the
- * vendor's other files come from the vendor (struct x86_vendor).
+ * files), caps/ (max_precise, pmu_name, and branches where there is a
+ * branch stack), the rdpmc knob shared by all of them, and a hybrid
+ * part's "cpus" of each core type.  format/ and the vendor's other files
+ * come from the vendor (struct x86_vendor).
  *
  * Locking: the files read descriptions written once at boot; the rdpmc
  * knob's writers are serialised by rdpmc_mutex, readers of the mode use
@@ -119,16 +120,29 @@ static ssize_t pmu_name_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(pmu_name);
 
+/* The depth of the branch stack, where there is one. */
+static ssize_t branches_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", x86_dev_v(dev)->branches);
+}
+static DEVICE_ATTR_RO(branches);
+
 static struct attribute *x86_caps_attrs[] = {
 	&dev_attr_max_precise.attr,
 	&dev_attr_pmu_name.attr,
+	&dev_attr_branches.attr,
 	NULL,
 };
 
 static umode_t x86_caps_visible(struct kobject *kobj, struct attribute *attr,
 				int i)
 {
-	if (attr == &dev_attr_pmu_name.attr && !x86_dev_v(kobj_to_dev(kobj))->caps_name)
+	const struct x86_vendor *v = x86_dev_v(kobj_to_dev(kobj));
+
+	if (attr == &dev_attr_pmu_name.attr && !v->caps_name)
+		return 0;
+	if (attr == &dev_attr_branches.attr && !v->branches)
 		return 0;
 	return attr->mode;
 }

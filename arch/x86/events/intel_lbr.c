@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The model-specific last branch records of Intel cores, Skylake to Tiger
+ * Lake: PERF_SAMPLE_BRANCH_STACK for the events of the core PMU.
+ *
+ * The CPU keeps its last 32 taken branches in a ring of MSR triplets
+ * (MSR_LBR_NHM_FROM + n, MSR_LBR_NHM_TO + n, MSR_LBR_INFO_0 + n; the
+ * format IA32_PERF_CAPABILITIES[5:0] calls 5), MSR_LBR_TOS indexing the
+ * newest, while IA32_DEBUGCTL.LBR is set.  MSR_LBR_SELECT leaves kinds
+ * of branches and privilege levels out (a set bit in 8:0 suppresses) or
+ * turns the ring into a call stack (bit 9: a return takes its call off).
+ *
+ * An event's branch_sample_type becomes an LBR_SELECT value at
+ * event_init (hw.branch_reg.config).  The events on a CPU share the one
+ * register: an event is added only when the events already there want
+ * the same value (hw.branch_reg.alloc while it holds it), else it waits
+ * as for a busy counter.  Recording is on while the PMU is on and an
+ * event holds the register, frozen by the CPU at a PMI (except in call
+ * stack mode, where a frozen stack would miss the returns), and off
+ * while the PMU is off, so the PMI, which turns the PMU off first, reads
+ * the ring as it was at the overflow.
+ *
+ * In the PMI the ring is read newest first, then filtered in software
+ * for what LBR_SELECT cannot tell (branch_kind.c decodes the source
+ * instruction): the privilege level of the source, transactions, the
+ * kinds the filter names, empty records, and the branch types
+ * PERF_SAMPLE_BRANCH_TYPE_SAVE asks for.  As upstream's, that step is
+ * skipped for a filter of every branch at every level without types.
+ *
+ * Across context switches (sched_task): the ring does not say which
+ * address space a record belongs to, so a task coming in starts with an
+ * empty ring, unless its call stack was saved when it left (task events
+ * in call stack mode keep the ring in their sub-context's task_ctx_data),
+ * which is written back.  An event added for the first time starts with
+ * an empty ring too.
+ *
+ * Not here: the architectural LBR of later models (CPUID leaf 0x1C),
+ * branch counters (PERF_SAMPLE_BRANCH_COUNTERS: -EINVAL, as upstream
+ * without them), bpf_get_branch_snapshot() and KVM's guest LBR
+ * (x86_perf_get_lbr() still reports none).
+ *
+ * Locking: the per-CPU state is changed on its CPU with interrupts off
+ * (the x86 layer's add, del, pmu_enable and pmu_disable, the PMI, and
+ * sched_task, which the core calls with the PMU disabled).  The model's
+ * description is written once at boot.
+ */
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+
+#include <asm/msr.h>
+#include <asm/perf_event.h>
+
+#include "branch_kind.h"
+#include "intel_lbr.h"
+#include "intel_models.h"
+
+#define LBR_MAX			32
+#define LBR_FORMAT_INFO		5
+#define LBR_FORMAT_MASK		0x3fULL
+
+/* MSR_LBR_SELECT: bits 8:0 leave out what they name, bit 9 does not. */
+#define LBR_SEL_KERNEL		BIT_ULL(0)	/* ending at CPL 0 */
+#define LBR_SEL_USER		BIT_ULL(1)	/* ending above CPL 0 */
+#define LBR_SEL_JCC		BIT_ULL(2)
+#define LBR_SEL_REL_CALL	BIT_ULL(3)
+#define LBR_SEL_IND_CALL	BIT_ULL(4)
+#define LBR_SEL_RETURN		BIT_ULL(5)
+#define LBR_SEL_IND_JMP		BIT_ULL(6)
+#define LBR_SEL_REL_JMP		BIT_ULL(7)
+#define LBR_SEL_FAR		BIT_ULL(8)
+#define LBR_SEL_CALL_STACK	BIT_ULL(9)
+#define LBR_SEL_SUPPRESS	GENMASK_ULL(8, 0)
+#define LBR_SEL_ANY		GENMASK_ULL(8, 2)
+
+/*
+ * The LBR_SELECT bits each filter bit wants recorded; the bits not here
+ * are left to the software filter (or, like HV, mean nothing here).
+ */
+static const struct {
+	u64 filter;
+	u64 sel;
+} lbr_sel_map[] = {
+	{ PERF_SAMPLE_BRANCH_USER,	 LBR_SEL_USER },
+	{ PERF_SAMPLE_BRANCH_KERNEL,	 LBR_SEL_KERNEL },
+	{ PERF_SAMPLE_BRANCH_ANY,	 LBR_SEL_ANY },
+	{ PERF_SAMPLE_BRANCH_ANY_RETURN, LBR_SEL_RETURN | LBR_SEL_FAR },
+	{ PERF_SAMPLE_BRANCH_ANY_CALL,	 LBR_SEL_REL_CALL | LBR_SEL_IND_CALL |
+					 LBR_SEL_FAR },
+	{ PERF_SAMPLE_BRANCH_IND_CALL,	 LBR_SEL_IND_CALL },
+	{ PERF_SAMPLE_BRANCH_COND,	 LBR_SEL_JCC },
+	{ PERF_SAMPLE_BRANCH_CALL_STACK, LBR_SEL_REL_CALL | LBR_SEL_IND_CALL |
+					 LBR_SEL_RETURN | LBR_SEL_CALL_STACK },
+	{ PERF_SAMPLE_BRANCH_IND_JUMP,	 LBR_SEL_IND_JMP },
+	{ PERF_SAMPLE_BRANCH_CALL,	 LBR_SEL_REL_CALL },
+};
+
+/* The filter bits that name kinds of branches (branch_kind.c). */
+#define LBR_KINDS	(PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_ANY_CALL | \
+			 PERF_SAMPLE_BRANCH_ANY_RETURN | PERF_SAMPLE_BRANCH_IND_CALL | \
+			 PERF_SAMPLE_BRANCH_ABORT_TX | PERF_SAMPLE_BRANCH_COND | \
+			 PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_IND_JUMP | \
+			 PERF_SAMPLE_BRANCH_CALL)
+/* What call stack mode cannot be combined with (-EINVAL). */
+#define LBR_NOT_WITH_CALL_STACK (PERF_SAMPLE_BRANCH_ANY | \
+			 PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_ANY_RETURN | \
+			 PERF_SAMPLE_BRANCH_IND_CALL | PERF_SAMPLE_BRANCH_ABORT_TX | \
+			 PERF_SAMPLE_BRANCH_IN_TX | PERF_SAMPLE_BRANCH_NO_TX | \
+			 PERF_SAMPLE_BRANCH_COND)
+#define LBR_TX		(PERF_SAMPLE_BRANCH_IN_TX | PERF_SAMPLE_BRANCH_NO_TX)
+#define LBR_PLM		(PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL)
+
+/* The ring of this CPU model, 0 entries when there is none. */
+static int lbr_nr __ro_after_init;
+
+/**
+ * struct intel_lbr_saved - a task's call stack, kept while it is out
+ * @valid: the ring below was saved since the task's events came
+ * @tos: MSR_LBR_TOS
+ * @from: the sources
+ * @to: the targets
+ * @info: the LBR_INFO of each
+ */
+struct intel_lbr_saved {
+	bool valid;
+	u64 tos;
+	u64 from[LBR_MAX];
+	u64 to[LBR_MAX];
+	u64 info[LBR_MAX];
+};
+
+/**
+ * struct intel_lbr_cpu - one CPU's ring
+ * @users: the events holding LBR_SELECT
+ * @select: the value they hold it with
+ * @written: what LBR_SELECT holds (U64_MAX: not known)
+ * @on: IA32_DEBUGCTL.LBR is set
+ * @stack: the records of the last read, for the sample being written
+ * @entries: the room for @stack's records
+ */
+struct intel_lbr_cpu {
+	int users;
+	u64 select;
+	u64 written;
+	bool on;
+	struct perf_branch_stack stack;
+	struct perf_branch_entry entries[LBR_MAX];
+};
+
+static DEFINE_PER_CPU(struct intel_lbr_cpu, intel_lbr_cpu);
+
+static bool lbr_call_stack(u64 select)
+{
+	return select & LBR_SEL_CALL_STACK;
+}
+
+/* Empty the ring. */
+static void lbr_reset(void)
+{
+	int i;
+
+	for (i = 0; i < lbr_nr; i++) {
+		wrmsrl(MSR_LBR_NHM_FROM + i, 0);
+		wrmsrl(MSR_LBR_NHM_TO + i, 0);
+		wrmsrl(MSR_LBR_INFO_0 + i, 0);
+	}
+}
+
+/**
+ * intel_lbr_config - check an event's branch filter, set its LBR_SELECT
+ * @v: the description of the event's counters
+ * @event: the event; it has a branch filter
+ *
+ * Return: 0; -EOPNOTSUPP without a ring (or a call stack when the model
+ * has none), -EINVAL for branch counters or a call stack with other
+ * kinds of branches, as upstream.
+ */
+int intel_lbr_config(const struct x86_vendor *v, struct perf_event *event)
+{
+	u64 want = event->attr.branch_sample_type, sel = 0;
+	int i;
+
+	if (!v->branches)
+		return -EOPNOTSUPP;
+	if (want & PERF_SAMPLE_BRANCH_COUNTERS)
+		return -EINVAL;
+	if ((want & PERF_SAMPLE_BRANCH_CALL_STACK) &&
+	    (want & LBR_NOT_WITH_CALL_STACK))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(lbr_sel_map); i++)
+		if (want & lbr_sel_map[i].filter)
+			sel |= lbr_sel_map[i].sel;
+	event->hw.branch_reg.config = sel ^ LBR_SEL_SUPPRESS;
+	event->hw.branch_reg.alloc = 0;
+	if (want & PERF_SAMPLE_BRANCH_CALL_STACK)
+		event->attach_state |= PERF_ATTACH_TASK_DATA;
+	return 0;
+}
+
+/**
+ * intel_lbr_get - hold the ring for an event being added on this CPU
+ * @event: the event
+ *
+ * Return: 0 (nothing to do for an event without a branch filter), or
+ * -EBUSY when the events holding it want another LBR_SELECT.
+ */
+int intel_lbr_get(struct perf_event *event)
+{
+	struct intel_lbr_cpu *lc = this_cpu_ptr(&intel_lbr_cpu);
+	struct hw_perf_event_extra *br = &event->hw.branch_reg;
+
+	if (!lbr_nr || !needs_branch_stack(event) || br->alloc)
+		return 0;
+	if (lc->users && lc->select != br->config)
+		return -EBUSY;
+	lc->select = br->config;
+	/* A new event sees no branches from before it was there. */
+	if (!lc->users++ && !event->total_time_running)
+		lbr_reset();
+	br->alloc = 1;
+	perf_sched_cb_inc(event->pmu);
+	return 0;
+}
+
+/**
+ * intel_lbr_put - let go of the ring as an event is deleted
+ * @event: the event
+ */
+void intel_lbr_put(struct perf_event *event)
+{
+	struct hw_perf_event_extra *br = &event->hw.branch_reg;
+
+	if (!br->alloc)
+		return;
+	br->alloc = 0;
+	this_cpu_dec(intel_lbr_cpu.users);
+	perf_sched_cb_dec(event->pmu);
+}
+
+/**
+ * intel_lbr_enable - record, if an event on this CPU wants it
+ *
+ * Called as the PMU is turned on.
+ */
+void intel_lbr_enable(void)
+{
+	struct intel_lbr_cpu *lc = this_cpu_ptr(&intel_lbr_cpu);
+	u64 debugctl;
+
+	if (!lc->users)
+		return;
+	if (lc->written != lc->select) {
+		wrmsrl(MSR_LBR_SELECT, lc->select);
+		lc->written = lc->select;
+	}
+	rdmsrl(MSR_IA32_DEBUGCTLMSR, debugctl);
+	debugctl |= DEBUGCTLMSR_LBR;
+	if (lbr_call_stack(lc->select))
+		debugctl &= ~DEBUGCTLMSR_FREEZE_LBRS_ON_PMI;
+	else
+		debugctl |= DEBUGCTLMSR_FREEZE_LBRS_ON_PMI;
+	wrmsrl(MSR_IA32_DEBUGCTLMSR, debugctl);
+	lc->on = true;
+}
+
+/**
+ * intel_lbr_disable - stop recording (the ring keeps its records)
+ *
+ * Called as the PMU is turned off.
+ */
+void intel_lbr_disable(void)
+{
+	struct intel_lbr_cpu *lc = this_cpu_ptr(&intel_lbr_cpu);
+	u64 debugctl;
+
+	if (!lc->on)
+		return;
+	rdmsrl(MSR_IA32_DEBUGCTLMSR, debugctl);
+	debugctl &= ~(DEBUGCTLMSR_LBR | DEBUGCTLMSR_FREEZE_LBRS_ON_PMI);
+	wrmsrl(MSR_IA32_DEBUGCTLMSR, debugctl);
+	lc->on = false;
+}
+
+/**
+ * intel_lbr_cpu_starting - a CPU's ring before its first use
+ */
+void intel_lbr_cpu_starting(void)
+{
+	struct intel_lbr_cpu *lc = this_cpu_ptr(&intel_lbr_cpu);
+
+	if (!lbr_nr)
+		return;
+	lc->users = 0;
+	lc->on = false;
+	lc->written = U64_MAX;
+	lbr_reset();
+}
+
+/* Read the ring into lc->stack, newest first. */
+static void lbr_read(struct intel_lbr_cpu *lc, bool info)
+{
+	bool call_stack = lbr_call_stack(lc->select);
+	u64 tos, from, to, inf;
+	int i, idx, n = 0;
+
+	rdmsrl(MSR_LBR_TOS, tos);
+	for (i = 0; i < lbr_nr; i++) {
+		struct perf_branch_entry *e = &lc->entries[n];
+
+		idx = (tos - i) & (lbr_nr - 1);
+		rdmsrl(MSR_LBR_NHM_FROM + idx, from);
+		rdmsrl(MSR_LBR_NHM_TO + idx, to);
+		/* A call stack ends at its first empty record. */
+		if (call_stack && !from)
+			break;
+		perf_clear_branch_entry_bitfields(e);
+		e->from = from;
+		e->to = to;
+		if (info) {
+			rdmsrl(MSR_LBR_INFO_0 + idx, inf);
+			e->mispred = !!(inf & LBR_INFO_MISPRED);
+			e->predicted = !e->mispred;
+			e->in_tx = !!(inf & LBR_INFO_IN_TX);
+			e->abort = !!(inf & LBR_INFO_ABORT);
+			e->cycles = inf & LBR_INFO_CYCLES;
+		}
+		n++;
+	}
+	lc->stack.nr = n;
+	lc->stack.hw_idx = tos;
+}
+
+static bool lbr_kernel(u64 ip)
+{
+	return (s64)ip < 0;
+}
+
+/* Whether filter @want keeps record @e of kind @kind. */
+static bool lbr_keep(u64 want, const struct perf_branch_entry *e,
+		     enum x86_branch_kind kind)
+{
+	if (kind == X86_BRK_NONE || !(x86_branch_kind_filters(kind) & want))
+		return false;
+	if (!(want & (lbr_kernel(e->to) ? PERF_SAMPLE_BRANCH_KERNEL :
+					  PERF_SAMPLE_BRANCH_USER)))
+		return false;
+	if (lbr_kernel(e->from) && !(want & PERF_SAMPLE_BRANCH_KERNEL))
+		return false;
+	if ((want & LBR_TX) &&
+	    !(want & (e->in_tx ? PERF_SAMPLE_BRANCH_IN_TX : PERF_SAMPLE_BRANCH_NO_TX)))
+		return false;
+	return true;
+}
+
+/* Keep the records filter @want keeps, typed when it asks. */
+static void lbr_filter(struct intel_lbr_cpu *lc, u64 want)
+{
+	bool types = want & PERF_SAMPLE_BRANCH_TYPE_SAVE;
+	struct perf_branch_entry *e = lc->entries;
+	enum x86_branch_kind kind;
+	int i, n = 0;
+
+	if ((want & PERF_SAMPLE_BRANCH_ANY) && (want & LBR_PLM) == LBR_PLM &&
+	    !types)
+		return;
+	for (i = 0; i < lc->stack.nr; i++) {
+		kind = x86_branch_kind(e[i].from, e[i].to, e[i].abort);
+		if (!lbr_keep(want, &e[i], kind))
+			continue;
+		if (types)
+			e[i].type = x86_branch_kind_perf_type(kind);
+		e[n++] = e[i];
+	}
+	lc->stack.nr = n;
+}
+
+/*
+ * x86_vendor.branch_stack: in the PMI, the branch stack of @event's
+ * sample, from the ring as the PMI found it.
+ */
+static void intel_lbr_sample(struct perf_event *event,
+			     struct perf_sample_data *data)
+{
+	struct intel_lbr_cpu *lc = this_cpu_ptr(&intel_lbr_cpu);
+	u64 want = event->attr.branch_sample_type;
+
+	if (!event->hw.branch_reg.alloc)
+		return;
+	lbr_read(lc, !((want & PERF_SAMPLE_BRANCH_NO_FLAGS) &&
+		       (want & PERF_SAMPLE_BRANCH_NO_CYCLES)));
+	lbr_filter(lc, want & ~PERF_SAMPLE_BRANCH_HV);
+	perf_sample_save_brstack(data, event, &lc->stack, NULL);
+}
+
+static void lbr_save(struct intel_lbr_saved *s)
+{
+	int i;
+
+	rdmsrl(MSR_LBR_TOS, s->tos);
+	for (i = 0; i < lbr_nr; i++) {
+		rdmsrl(MSR_LBR_NHM_FROM + i, s->from[i]);
+		rdmsrl(MSR_LBR_NHM_TO + i, s->to[i]);
+		rdmsrl(MSR_LBR_INFO_0 + i, s->info[i]);
+	}
+	s->valid = true;
+}
+
+static void lbr_restore(const struct intel_lbr_saved *s)
+{
+	int i;
+
+	for (i = 0; i < lbr_nr; i++) {
+		wrmsrl(MSR_LBR_NHM_FROM + i, s->from[i]);
+		wrmsrl(MSR_LBR_NHM_TO + i, s->to[i]);
+		wrmsrl(MSR_LBR_INFO_0 + i, s->info[i]);
+	}
+	wrmsrl(MSR_LBR_TOS, s->tos);
+}
+
+/*
+ * x86_vendor.sched_task: a task leaves or comes in; @epc is its part
+ * for the PMU, or NULL.  The PMU is off.
+ */
+static void intel_lbr_sched_task(struct perf_event_pmu_context *epc,
+				 struct task_struct *task, bool sched_in)
+{
+	struct intel_lbr_cpu *lc = this_cpu_ptr(&intel_lbr_cpu);
+	struct intel_lbr_saved *s = epc ? epc->task_ctx_data : NULL;
+
+	if (!lc->users)
+		return;
+	if (s && lbr_call_stack(lc->select)) {
+		if (!sched_in)
+			lbr_save(s);
+		else if (s->valid)
+			lbr_restore(s);
+		else
+			lbr_reset();
+		return;
+	}
+	if (sched_in)
+		lbr_reset();
+}
+
+/*
+ * Whether @msr takes a write of @mask's bits flipped (and is given its
+ * value back): under a hypervisor, which may describe a model without
+ * giving it the MSRs.  Bare metal has what its model has.
+ */
+static bool __init lbr_msr_works(u32 msr, u64 mask)
+{
+	u64 old, flipped;
+
+	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		return true;
+	if (rdmsrl_safe(msr, &old) || wrmsrl_safe(msr, old ^ mask) ||
+	    rdmsrl_safe(msr, &flipped))
+		return false;
+	wrmsrl_safe(msr, old);
+	return flipped == (old ^ mask);
+}
+
+/**
+ * intel_lbr_probe - find the model's ring
+ * @m: the model's tables
+ * @caps: IA32_PERF_CAPABILITIES
+ * @v: the description of the core's counters: the branch stack hooks
+ *	and its depth are filled in when there is a ring
+ *
+ * Return: the ring's depth, 0 when there is none this driver reads.
+ */
+int __init intel_lbr_probe(const struct intel_model *m, u64 caps,
+			   struct x86_vendor *v)
+{
+	int nr = intel_model_lbr(m), i;
+
+	if (!nr || (caps & LBR_FORMAT_MASK) != LBR_FORMAT_INFO)
+		return 0;
+	if (!lbr_msr_works(MSR_LBR_TOS, 0x3))
+		return 0;
+	for (i = 0; i < nr; i++)
+		if (!lbr_msr_works(MSR_LBR_NHM_FROM + i, 0xffff) ||
+		    !lbr_msr_works(MSR_LBR_NHM_TO + i, 0xffff))
+			return 0;
+	lbr_nr = nr;
+	v->branches = nr;
+	v->branch_config = intel_lbr_config;
+	v->branch_stack = intel_lbr_sample;
+	v->sched_task = intel_lbr_sched_task;
+	v->task_data_size = sizeof(struct intel_lbr_saved);
+	return nr;
+}
