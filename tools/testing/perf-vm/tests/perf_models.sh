@@ -8,7 +8,8 @@
 # (tools/testing/qemu-pmu/README).  On Skylake --topdown uses the topdown
 # events of old, system-wide.  On the hybrid Alder Lake perf shows each
 # event per core type (cpu_core, cpu_atom) and takes topdown from the
-# P-cores.  Prints TAP.
+# P-cores.  On Skylake, perf record -b and --call-graph lbr take branch
+# stacks and call stacks from the LBR.  Prints TAP.
 dir=$(cd "$(dirname "$0")" && pwd)
 target=$dir/perf_hw_target
 pmu=${PERFTEST_PMU:-none}
@@ -57,6 +58,25 @@ if [ "$width" -eq 0 ]; then
 	set -- $(sed 's/\x1b\[[0-9;]*m//g' td.out | grep -E '^S0-D0-C0 ')
 	[ "$#" -eq 6 ]
 	result $? "stat --topdown -a: a line per core, four metrics" td.out
+	# Branch stacks from the LBR: the loop's branch, predicted, the
+	# model's 2 cycles (a dec and the jnz), newest first in each sample.
+	perf record -q -o b.data -b -e branches:u -c 10007 -- "$target" 1000000 \
+		>/dev/null 2>b.err
+	result $? "record -b -e branches:u exits 0" b.err
+	perf script -i b.data -F brstacksym 2>/dev/null | awk '{ print $1 }' >b.out
+	all=$(grep -c . b.out)
+	hit=$(grep -cE '^loop\+0x[0-9a-f]+/loop\+0x[0-9a-f]+/P/-/-/2/$' b.out)
+	[ "$all" -ge 50 ] && [ "$((hit * 10))" -ge "$((all * 9))" ]
+	result $? "script -F brstacksym: $hit of $all samples start with the loop's branch" b.out
+	# Call stacks from the LBR in call stack mode: loop under main.
+	perf record -q -o c.data --call-graph lbr -e cycles:u -c 100003 -- "$target" 10000000 \
+		>/dev/null 2>c.err
+	result $? "record --call-graph lbr exits 0" c.err
+	perf script -i c.data >c.out 2>&1
+	all=$(grep -c 'cycles:u:' c.out)
+	hit=$(grep -A1 ' loop+0x' c.out | grep -c ' main+0x')
+	[ "$all" -ge 50 ] && [ "$((hit * 10))" -ge "$((all * 9))" ]
+	result $? "script: $hit of $all samples have loop called from main" c.out
 	tap_done
 	exit
 fi

@@ -10,15 +10,18 @@
  * execution, with the cycles the model spent between them (one
  * instruction a cycle).  A context switch empties the stack (the kernel
  * resets the LBR for the task coming in), so a sample now and then has
- * a short one.  The filters leave one kind each, and the call
- * stack mode leaves the calls not yet returned from.
+ * a short one.  The filters leave one kind each, the types asked for
+ * are the branches' own, and the call stack mode leaves the calls not
+ * yet returned from, kept across context switches (the kernel saves a
+ * task's stack as it leaves and writes it back as it returns).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include "../kselftest_harness.h"
 #include "perf_util.h"
 #include "perf_rb.h"
-#include "hw_util.h"
+#include "hw_model_util.h"
 
 #define LBR_DEPTH	32
 #define ROUNDS		1000
@@ -38,23 +41,28 @@ static noinline void lbr_loop(unsigned long n)
 }
 
 extern const char lbr_loop_start[], lbr_loop_end[], lbr_call[], lbr_jmp[],
-	lbr_fn[], lbr_next[], lbr_jnz[];
+	lbr_fn[], lbr_next[], lbr_jnz[], cs_top[], cs_mid[], cs_leaf[],
+	cs_loop[], cs_loop_end[];
 
 /* The round's taken branches in the order they run; their cycles. */
 struct branch {
 	const char *from, *to;
 	uint64_t cycles;
 	uint64_t sample_type;	/* the filter that keeps it alone; 0: none */
+	unsigned int type;	/* PERF_BR_* */
 };
 
 static const struct branch *round_branches(void)
 {
 	static struct branch b[4];
 
-	b[0] = (struct branch){ lbr_call, lbr_fn, 1, PERF_SAMPLE_BRANCH_ANY_CALL };
-	b[1] = (struct branch){ lbr_fn, lbr_jmp, 1, PERF_SAMPLE_BRANCH_ANY_RETURN };
-	b[2] = (struct branch){ lbr_jmp, lbr_next, 1, 0 };
-	b[3] = (struct branch){ lbr_jnz, lbr_call, 2, PERF_SAMPLE_BRANCH_COND };
+	b[0] = (struct branch){ lbr_call, lbr_fn, 1, PERF_SAMPLE_BRANCH_ANY_CALL,
+				PERF_BR_CALL };
+	b[1] = (struct branch){ lbr_fn, lbr_jmp, 1, PERF_SAMPLE_BRANCH_ANY_RETURN,
+				PERF_BR_RET };
+	b[2] = (struct branch){ lbr_jmp, lbr_next, 1, 0, PERF_BR_UNCOND };
+	b[3] = (struct branch){ lbr_jnz, lbr_call, 2, PERF_SAMPLE_BRANCH_COND,
+				PERF_BR_COND };
 	return b;
 }
 
@@ -90,10 +98,32 @@ FIXTURE_TEARDOWN(lbr)
 /* What the samples of one run hold. */
 struct lbr_run {
 	int samples, checked, bad_order, foreign, full, entries;
-	int cycles_exact, cycles_short;
+	int cycles_exact, cycles_short, bad_type, flagged, bad_index;
 	uint64_t nr_min, nr_max;
 	int kinds[4];
 };
+
+/*
+ * A disabled branch counter of this task's user code, sampling the IP
+ * and the user branches @branch_type selects every @period branches.
+ * Returns the file descriptor, or -1 (errno set).
+ */
+static int lbr_open(uint64_t branch_type, uint64_t period)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+		.sample_period = period,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK,
+		.branch_sample_type = branch_type | PERF_SAMPLE_BRANCH_USER,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+
+	return sys_perf_event_open(&attr, 0, -1, -1, 0);
+}
 
 /*
  * Sample the user branches of lbr_loop(ROUNDS) every round, keeping the
@@ -103,24 +133,13 @@ struct lbr_run {
  */
 static int lbr_sample(uint64_t branch_type, struct lbr_run *r)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
-		.sample_period = 4,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK,
-		.branch_sample_type = branch_type | PERF_SAMPLE_BRANCH_USER,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.disabled = 1,
-	};
 	struct perf_event_header *h;
 	struct perf_rb rb;
 	int fd;
 
 	memset(r, 0, sizeof(*r));
 	r->nr_min = ~0ULL;
-	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	fd = lbr_open(branch_type, 4);
 	if (fd < 0)
 		return errno;
 	if (rb_map(&rb, fd, 512)) {
@@ -142,6 +161,10 @@ static int lbr_sample(uint64_t branch_type, struct lbr_run *r)
 			continue;
 		ip = rc_u64(&c);
 		nr = rc_u64(&c);
+		/* The index of the newest record: the top of the stack. */
+		if ((branch_type & PERF_SAMPLE_BRANCH_HW_INDEX) &&
+		    rc_u64(&c) >= LBR_DEPTH)
+			r->bad_index++;
 		e = (const struct perf_branch_entry *)rc_ptr(&c, nr * sizeof(*e));
 		if (r->samples++ < SKIPPED || !e || ip < (uintptr_t)lbr_loop_start ||
 		    ip > (uintptr_t)lbr_loop_end)
@@ -163,6 +186,11 @@ static int lbr_sample(uint64_t branch_type, struct lbr_run *r)
 			    k != (prev + 3) % 4)
 				r->bad_order++;
 			r->entries++;
+			if ((branch_type & PERF_SAMPLE_BRANCH_TYPE_SAVE) &&
+			    e[i].type != round_branches()[k].type)
+				r->bad_type++;
+			if (e[i].mispred || e[i].predicted)
+				r->flagged++;
 			if (e[i].cycles == round_branches()[k].cycles)
 				r->cycles_exact++;
 			else if (e[i].cycles < round_branches()[k].cycles)
@@ -179,18 +207,11 @@ fail:
 	return -1;
 }
 
-static int lbr_missing(int err)
-{
-	return err == EOPNOTSUPP && kernel_is_ours();
-}
-
 TEST_F(lbr, any_branch_in_order)
 {
 	struct lbr_run r;
 	int err = lbr_sample(PERF_SAMPLE_BRANCH_ANY, &r);
 
-	if (lbr_missing(err))
-		SKIP(return, "branch stacks: not in this kernel yet (issue 34)");
 	ASSERT_EQ(err, 0);
 	TH_LOG("%d samples, %d checked, %d full (%llu to %llu entries)",
 	       r.samples, r.checked, r.full, (unsigned long long)r.nr_min,
@@ -224,8 +245,6 @@ TEST_F(lbr, filters_keep_one_kind)
 		if (!b[k].sample_type)
 			continue;
 		err = lbr_sample(b[k].sample_type, &r);
-		if (lbr_missing(err))
-			SKIP(return, "branch stacks: not in this kernel yet (issue 34)");
 		ASSERT_EQ(err, 0) TH_LOG("filter %#llx", (unsigned long long)b[k].sample_type);
 		EXPECT_GE(r.checked, ROUNDS - SKIPPED - 2);
 		EXPECT_GE(r.full, r.checked / 2);
@@ -234,6 +253,186 @@ TEST_F(lbr, filters_keep_one_kind)
 			TH_LOG("filter %#llx: %d of %d", (unsigned long long)b[k].sample_type,
 			       r.kinds[k], r.entries);
 	}
+}
+
+/*
+ * What the filter asks of the records: PERF_SAMPLE_BRANCH_TYPE_SAVE gives
+ * each its branch's type and PERF_SAMPLE_BRANCH_HW_INDEX puts the top of
+ * the stack before them; with NO_FLAGS and NO_CYCLES they have neither
+ * (the model predicts every branch: otherwise each is "predicted").
+ */
+TEST_F(lbr, types_index_and_flags)
+{
+	static const uint64_t asks[] = {
+		PERF_SAMPLE_BRANCH_TYPE_SAVE | PERF_SAMPLE_BRANCH_HW_INDEX,
+		PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES,
+	};
+	struct lbr_run r;
+	unsigned int i;
+	bool bare;
+
+	for (i = 0; i < ARRAY_SIZE(asks); i++) {
+		bare = asks[i] & PERF_SAMPLE_BRANCH_NO_FLAGS;
+		ASSERT_EQ(lbr_sample(PERF_SAMPLE_BRANCH_ANY | asks[i], &r), 0);
+		EXPECT_GE(r.checked, ROUNDS - SKIPPED - 2);
+		EXPECT_EQ(r.foreign, 0);
+		EXPECT_EQ(r.bad_order, 0);
+		EXPECT_EQ(r.bad_type, 0);
+		EXPECT_EQ(r.bad_index, 0);
+		EXPECT_EQ(r.flagged, bare ? 0 : r.entries);
+		if (bare)
+			EXPECT_EQ(r.cycles_exact, 0);
+	}
+}
+
+/* Filters upstream refuses on this LBR, and the call stack's mates. */
+TEST_F(lbr, filter_errnos)
+{
+	static const struct {
+		uint64_t type;
+		int err;
+	} cases[] = {
+		{ PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_ANY, EINVAL },
+		{ PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_COND, EINVAL },
+		{ PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_ANY_CALL, EINVAL },
+		{ PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_NO_TX, EINVAL },
+		{ PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_COUNTERS, EINVAL },
+		{ PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_CALL, 0 },
+		{ PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_IND_JUMP, 0 },
+		{ PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_NO_TX, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int fd = lbr_open(cases[i].type, 1000);
+
+		if (!cases[i].err) {
+			EXPECT_GE(fd, 0) TH_LOG("filter %#llx: %s",
+						(unsigned long long)cases[i].type,
+						strerror(errno));
+		} else {
+			EXPECT_EQ(fd, -1);
+			EXPECT_EQ(errno, cases[i].err)
+				TH_LOG("filter %#llx", (unsigned long long)cases[i].type);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/*
+ * Call stack mode: cs_top() calls cs_mid(), which calls cs_leaf(),
+ * which first blocks on a pipe until a thread on the same CPU answers
+ * (the task leaves the CPU and comes back), then loops.  Every sample in
+ * the loop has, newest first, the calls to cs_leaf, cs_mid and cs_top:
+ * the stack came back with the task.
+ */
+#define CS_ROUNDS	2000
+#define CS_SWITCHES	3
+
+static int cs_ping[2], cs_pong[2];
+
+static __attribute__((used)) void cs_switch(void)
+{
+	char c = 0;
+	int i;
+
+	for (i = 0; i < CS_SWITCHES; i++)
+		if (write(cs_ping[1], &c, 1) != 1 || read(cs_pong[0], &c, 1) != 1)
+			return;
+}
+
+asm(".text\n"
+	".globl cs_top\n"
+	"cs_top:\n\tsub $8, %rsp\n\tcall cs_mid\n\tadd $8, %rsp\n\tret\n"
+	".globl cs_mid\n"
+	"cs_mid:\n\tsub $8, %rsp\n\tcall cs_leaf\n\tadd $8, %rsp\n\tret\n"
+	".globl cs_leaf\n"
+	"cs_leaf:\n\tpush %rbx\n\tmov %rdi, %rbx\n\tcall cs_switch\n"
+	".globl cs_loop\n"
+	"cs_loop:\n\tdec %rbx\n\tjnz cs_loop\n"
+	".globl cs_loop_end\n"
+	"cs_loop_end:\n\tpop %rbx\n\tret\n");
+
+static void *cs_answer(void *arg)
+{
+	char c;
+	int i;
+
+	if (pin(*(int *)arg))
+		return NULL;
+	for (i = 0; i < CS_SWITCHES; i++)
+		if (read(cs_ping[0], &c, 1) != 1 || write(cs_pong[1], &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+TEST_F(lbr, call_stack_across_switches)
+{
+	void (*top)(unsigned long n) = (void (*)(unsigned long))cs_top;
+	int fd, cpu = 0, in_loop = 0, whole = 0;
+	struct perf_event_header *h;
+	struct perf_rb rb;
+	pthread_t th;
+
+	ASSERT_EQ(pin(cpu), 0);
+	ASSERT_EQ(pipe(cs_ping), 0);
+	ASSERT_EQ(pipe(cs_pong), 0);
+	ASSERT_EQ(pthread_create(&th, NULL, cs_answer, &cpu), 0);
+	fd = lbr_open(PERF_SAMPLE_BRANCH_CALL_STACK, 3);
+	ASSERT_GE(fd, 0) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(rb_map(&rb, fd, 512), 0);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	top(CS_ROUNDS);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	pthread_join(th, NULL);
+	ASSERT_GE(rb_fetch(&rb), 0);
+	while ((h = rb_next(&rb))) {
+		struct rec_cur c = rc_init(h);
+		const struct perf_branch_entry *e;
+		uint64_t ip, nr;
+
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		ip = rc_u64(&c);
+		nr = rc_u64(&c);
+		e = (const struct perf_branch_entry *)rc_ptr(&c, nr * sizeof(*e));
+		if (!e || ip < (uintptr_t)cs_loop || ip > (uintptr_t)cs_loop_end)
+			continue;
+		in_loop++;
+		if (nr >= 3 && e[0].to == (uintptr_t)cs_leaf &&
+		    e[1].to == (uintptr_t)cs_mid && e[2].to == (uintptr_t)cs_top)
+			whole++;
+		else if (in_loop - whole <= 3)
+			TH_LOG("sample at %#llx: %llu records, first to %#llx",
+			       (unsigned long long)ip, (unsigned long long)nr,
+			       nr ? (unsigned long long)e[0].to : 0ULL);
+	}
+	rb_unmap(&rb);
+	close(fd);
+	TH_LOG("%d samples in the loop, %d with the whole stack", in_loop, whole);
+	EXPECT_GE(in_loop, CS_ROUNDS / 3 - 2);
+	EXPECT_EQ(whole, in_loop);
+}
+
+/* The models without an LBR this kernel reads: no branch stacks. */
+TEST(no_lbr_elsewhere)
+{
+	long branches;
+	int fd;
+
+	if (pmu_is("skx")) {
+		ASSERT_EQ(read_file_long(PMU_DIR "cpu/caps/branches", &branches), 0);
+		EXPECT_EQ(branches, LBR_DEPTH);
+		return;
+	}
+	if (!getenv("PERFTEST_PMU"))
+		SKIP(return, "no emulated PMU named (PERFTEST_PMU)");
+	fd = lbr_open(PERF_SAMPLE_BRANCH_ANY, 1000);
+	EXPECT_EQ(fd, -1);
+	EXPECT_EQ(errno, EOPNOTSUPP);
+	if (fd >= 0)
+		close(fd);
 }
 
 TEST_HARNESS_MAIN
