@@ -34,10 +34,13 @@
  * which is written back.  An event added for the first time starts with
  * an empty ring too.
  *
+ * bpf_get_branch_snapshot() reads the ring of its CPU while an event
+ * holds it, filtered for the event added last.
+ *
  * Not here: the architectural LBR of later models (CPUID leaf 0x1C),
  * branch counters (PERF_SAMPLE_BRANCH_COUNTERS: -EINVAL, as upstream
- * without them), bpf_get_branch_snapshot() and KVM's guest LBR
- * (x86_perf_get_lbr() still reports none).
+ * without them) and KVM's guest LBR (x86_perf_get_lbr() still reports
+ * none).
  *
  * Locking: the per-CPU state is changed on its CPU with interrupts off
  * (the x86 layer's add, del, pmu_enable and pmu_disable, the PMI, and
@@ -46,6 +49,7 @@
  */
 #include <linux/perf_event.h>
 #include <linux/slab.h>
+#include <linux/static_call.h>
 
 #include <asm/msr.h>
 #include <asm/perf_event.h>
@@ -132,6 +136,7 @@ struct intel_lbr_saved {
  * struct intel_lbr_cpu - one CPU's ring
  * @users: the events holding LBR_SELECT
  * @select: the value they hold it with
+ * @want: the branch filter of the event added last
  * @written: what LBR_SELECT holds (U64_MAX: not known)
  * @on: IA32_DEBUGCTL.LBR is set
  * @stack: the records of the last read, for the sample being written
@@ -140,6 +145,7 @@ struct intel_lbr_saved {
 struct intel_lbr_cpu {
 	int users;
 	u64 select;
+	u64 want;
 	u64 written;
 	bool on;
 	struct perf_branch_stack stack;
@@ -213,6 +219,7 @@ int intel_lbr_get(struct perf_event *event)
 	if (lc->users && lc->select != br->config)
 		return -EBUSY;
 	lc->select = br->config;
+	lc->want = event->attr.branch_sample_type;
 	/* A new event sees no branches from before it was there. */
 	if (!lc->users++ && !event->total_time_running)
 		lbr_reset();
@@ -295,18 +302,23 @@ void intel_lbr_cpu_starting(void)
 	lbr_reset();
 }
 
-/* Read the ring into lc->stack, newest first. */
-static void lbr_read(struct intel_lbr_cpu *lc, bool info)
+/*
+ * Read up to @max records of the ring into @entries, newest first; in
+ * call stack mode (@select) up to the first empty one.  Returns how many;
+ * @tos gets the top of the stack.
+ */
+static int lbr_read(struct perf_branch_entry *entries, int max, u64 select,
+		    bool info, u64 *tos)
 {
-	bool call_stack = lbr_call_stack(lc->select);
-	u64 tos, from, to, inf;
+	bool call_stack = lbr_call_stack(select);
+	u64 from, to, inf;
 	int i, idx, n = 0;
 
-	rdmsrl(MSR_LBR_TOS, tos);
-	for (i = 0; i < lbr_nr; i++) {
-		struct perf_branch_entry *e = &lc->entries[n];
+	rdmsrl(MSR_LBR_TOS, *tos);
+	for (i = 0; i < max; i++) {
+		struct perf_branch_entry *e = &entries[n];
 
-		idx = (tos - i) & (lbr_nr - 1);
+		idx = (*tos - i) & (lbr_nr - 1);
 		rdmsrl(MSR_LBR_NHM_FROM + idx, from);
 		rdmsrl(MSR_LBR_NHM_TO + idx, to);
 		/* A call stack ends at its first empty record. */
@@ -325,8 +337,7 @@ static void lbr_read(struct intel_lbr_cpu *lc, bool info)
 		}
 		n++;
 	}
-	lc->stack.nr = n;
-	lc->stack.hw_idx = tos;
+	return n;
 }
 
 static bool lbr_kernel(u64 ip)
@@ -351,18 +362,21 @@ static bool lbr_keep(u64 want, const struct perf_branch_entry *e,
 	return true;
 }
 
-/* Keep the records filter @want keeps, typed when it asks. */
-static void lbr_filter(struct intel_lbr_cpu *lc, u64 want)
+/*
+ * Keep the @nr records filter @want keeps, typed when it asks; returns
+ * how many.
+ */
+static int lbr_filter(struct perf_branch_entry *e, int nr, u64 want)
 {
 	bool types = want & PERF_SAMPLE_BRANCH_TYPE_SAVE;
-	struct perf_branch_entry *e = lc->entries;
 	enum x86_branch_kind kind;
 	int i, n = 0;
 
+	want &= ~PERF_SAMPLE_BRANCH_HV;
 	if ((want & PERF_SAMPLE_BRANCH_ANY) && (want & LBR_PLM) == LBR_PLM &&
 	    !types)
-		return;
-	for (i = 0; i < lc->stack.nr; i++) {
+		return nr;
+	for (i = 0; i < nr; i++) {
 		kind = x86_branch_kind(e[i].from, e[i].to, e[i].abort);
 		if (!lbr_keep(want, &e[i], kind))
 			continue;
@@ -370,7 +384,7 @@ static void lbr_filter(struct intel_lbr_cpu *lc, u64 want)
 			e[i].type = x86_branch_kind_perf_type(kind);
 		e[n++] = e[i];
 	}
-	lc->stack.nr = n;
+	return n;
 }
 
 /*
@@ -382,13 +396,44 @@ static void intel_lbr_sample(struct perf_event *event,
 {
 	struct intel_lbr_cpu *lc = this_cpu_ptr(&intel_lbr_cpu);
 	u64 want = event->attr.branch_sample_type;
+	int n;
 
 	if (!event->hw.branch_reg.alloc)
 		return;
-	lbr_read(lc, !((want & PERF_SAMPLE_BRANCH_NO_FLAGS) &&
-		       (want & PERF_SAMPLE_BRANCH_NO_CYCLES)));
-	lbr_filter(lc, want & ~PERF_SAMPLE_BRANCH_HV);
+	n = lbr_read(lc->entries, lbr_nr, lc->select,
+		     !((want & PERF_SAMPLE_BRANCH_NO_FLAGS) &&
+		       (want & PERF_SAMPLE_BRANCH_NO_CYCLES)), &lc->stack.hw_idx);
+	lc->stack.nr = lbr_filter(lc->entries, n, want);
 	perf_sample_save_brstack(data, event, &lc->stack, NULL);
+}
+
+/*
+ * bpf_get_branch_snapshot(): up to @cnt records of this CPU's ring as
+ * it is now, with recording stopped while it is read; none when no
+ * event holds the ring (its records would be of no one's asking).
+ */
+static int intel_lbr_snapshot(struct perf_branch_entry *entries,
+			      unsigned int cnt)
+{
+	struct intel_lbr_cpu *lc;
+	unsigned long flags;
+	bool was_on;
+	u64 tos;
+	int n = 0;
+
+	local_irq_save(flags);
+	lc = this_cpu_ptr(&intel_lbr_cpu);
+	if (lc->users) {
+		was_on = lc->on;
+		intel_lbr_disable();
+		n = lbr_read(entries, min_t(unsigned int, cnt, lbr_nr),
+			     lc->select, true, &tos);
+		n = lbr_filter(entries, n, lc->want);
+		if (was_on)
+			intel_lbr_enable();
+	}
+	local_irq_restore(flags);
+	return n;
 }
 
 static void lbr_save(struct intel_lbr_saved *s)
@@ -487,5 +532,6 @@ int __init intel_lbr_probe(const struct intel_model *m, u64 caps,
 	v->branch_stack = intel_lbr_sample;
 	v->sched_task = intel_lbr_sched_task;
 	v->task_data_size = sizeof(struct intel_lbr_saved);
+	static_call_update(perf_snapshot_branch_stack, intel_lbr_snapshot);
 	return nr;
 }

@@ -13,7 +13,8 @@
  * a short one.  The filters leave one kind each, the types asked for
  * are the branches' own, and the call stack mode leaves the calls not
  * yet returned from, kept across context switches (the kernel saves a
- * task's stack as it leaves and writes it back as it returns).
+ * task's stack as it leaves and writes it back as it returns).  A BPF
+ * program reads the ring with bpf_get_branch_snapshot().
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include "perf_util.h"
 #include "perf_rb.h"
 #include "hw_model_util.h"
+#include "bpf_util.h"
 
 #define LBR_DEPTH	32
 #define ROUNDS		1000
@@ -413,6 +415,82 @@ TEST_F(lbr, call_stack_across_switches)
 	TH_LOG("%d samples in the loop, %d with the whole stack", in_loop, whole);
 	EXPECT_GE(in_loop, CS_ROUNDS / 3 - 2);
 	EXPECT_EQ(whole, in_loop);
+}
+
+/*
+ * bpf_get_branch_snapshot() in a program on the getppid() tracepoint,
+ * while an event records this task's kernel branches: the program gets
+ * records, the newest a branch in the kernel.  The program stores what
+ * the helper returned, and the newest record's source and target.
+ */
+#define SNAP_ENTRIES	16
+#define SNAP_BUF	(SNAP_ENTRIES * (int)sizeof(struct perf_branch_entry))
+
+static int snapshot_prog(int map)
+{
+	struct prog p = {};
+	int skip;
+
+	stack_ptr(&p, BPF_REG_1, -SNAP_BUF);
+	mov_imm(&p, BPF_REG_2, SNAP_BUF);
+	mov_imm(&p, BPF_REG_3, 0);
+	call(&p, BPF_FUNC_get_branch_snapshot);
+	mov_reg(&p, BPF_REG_6, BPF_REG_0);
+	emit(&p, INSN(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_7, BPF_REG_10, -SNAP_BUF, 0));
+	emit(&p, INSN(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_8, BPF_REG_10, -SNAP_BUF + 8, 0));
+	skip = lookup_key0(&p, map, -SNAP_BUF - 8);
+	emit(&p, INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_6, 0, 0));
+	emit(&p, INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_7, 8, 0));
+	emit(&p, INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_8, 16, 0));
+	patch(&p, skip);
+	ret_imm(&p, 1);
+	return prog_load(BPF_PROG_TYPE_TRACEPOINT, &p);
+}
+
+TEST_F(lbr, bpf_branch_snapshot)
+{
+	struct perf_event_attr lbr = {
+		.size = sizeof(lbr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+		.sample_period = 1ULL << 40,
+		.sample_type = PERF_SAMPLE_BRANCH_STACK,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_KERNEL,
+		.exclude_user = 1,
+	};
+	struct perf_event_attr tp = {
+		.size = sizeof(tp),
+		.type = PERF_TYPE_TRACEPOINT,
+	};
+	long id = tp_id("syscalls", "sys_enter_getppid");
+	uint64_t v[3] = {};
+	int map, prog, fd, tfd;
+
+	if (!have_bpf_syscall() || id < 0)
+		SKIP(return, "no bpf() or no syscall tracepoints here");
+	map = map_create(BPF_MAP_TYPE_ARRAY, sizeof(v), 1);
+	ASSERT_GE(map, 0);
+	prog = snapshot_prog(map);
+	ASSERT_GE(prog, 0);
+	fd = sys_perf_event_open(&lbr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0) TH_LOG("%s", strerror(errno));
+	tp.config = id;
+	tfd = sys_perf_event_open(&tp, 0, -1, -1, 0);
+	ASSERT_GE(tfd, 0);
+	ASSERT_EQ(ioctl(tfd, PERF_EVENT_IOC_SET_BPF, prog), 0);
+	syscall(SYS_getppid);
+	ASSERT_EQ(map_lookup(map, 0, v), 0);
+	TH_LOG("snapshot: %lld bytes, newest from %#llx to %#llx", (long long)v[0],
+	       (unsigned long long)v[1], (unsigned long long)v[2]);
+	EXPECT_GT((int64_t)v[0], 0);
+	EXPECT_EQ(v[0] % sizeof(struct perf_branch_entry), 0);
+	EXPECT_LE(v[0], SNAP_BUF);
+	EXPECT_LT((int64_t)v[1], 0);
+	EXPECT_LT((int64_t)v[2], 0);
+	close(tfd);
+	close(fd);
+	close(prog);
+	close(map);
 }
 
 /* The models without an LBR this kernel reads: no branch stacks. */
