@@ -7,8 +7,8 @@
 # usage: check.sh [all|full|qemu|stock|kcsan|pmu]
 #   qemu   our kernel (-smp 2 and -smp 4) and our debug kernel (-smp 2),
 #          and a short seeded fuzz on the debug kernel at -smp 4 with
-#          the emulated Intel PMU, and the hardware-event tests on the
-#          debug kernel
+#          the emulated Skylake-SP, its branch stacks on the debug
+#          kernel, and the hardware-event tests on the debug kernel
 #   kcsan  our KCSAN kernel (-smp 2; not the perf tool scripts), and a
 #          short fuzz on it at -smp 4 with the emulated AMD PMU
 #   stock  the unmodified base with the same configuration (-smp 2 and 4,
@@ -289,11 +289,16 @@ runs_of() {
 		if [ -z "$only_pmu" ]; then
 			# shellcheck disable=SC2046
 			run "debug-smp2" debug 2 2048 3600 $(paths "${all_tests[@]}")
-			fuzz debug 4 intel
+			# The emulated Skylake-SP: its model's tables, the
+			# offcore registers and the LBR are fuzzed too.
+			fuzz debug 4 skx
+			# Branch stacks under KASAN and lockdep.
+			# shellcheck disable=SC2046
+			PMU=skx run "pmu-skx-debug-smp2" debug 2 2048 3600 $(paths hw_lbr)
 		fi
 		# The hardware-event tests under KASAN and lockdep (7 min):
 		# make check has them on ours and fuzzes the debug kernel on
-		# the emulated Intel PMU; this run is check-full's.
+		# the emulated Skylake-SP; this run is check-full's.
 		[ "$which" = all ] || pmu_run debug intel
 		;;
 	kcsan)

@@ -14,7 +14,9 @@
  *              Types: software (every config and a few invalid ones),
  *              tracepoints (ids read from tracefs at start-up, if any),
  *              breakpoints on the fuzzer's own variables and functions,
- *              hardware/cache/raw (rare; ENOENT without a PMU), every
+ *              hardware/cache/raw (rare; ENOENT without a PMU; where the
+ *              cpu PMU has a branch stack, one valid open in 4 samples branch
+ *              stacks with a filter it takes), every
  *              dynamic PMU found under /sys/bus/event_source/devices
  *              (perf_test included) and random type numbers.  attr.size
  *              takes every PERF_ATTR_SIZE_VER*, sizes with zero and
@@ -452,6 +454,8 @@ static int misc_fd[NR_MISC];
 static struct fz_pmu pmus[MAX_PMUS];
 static int nr_pmus;
 static int perf_test_type = -1;
+/* The depth of the cpu PMU's branch stack (caps/branches), 0 for none. */
+static long lbr_depth;
 static uint64_t *tp_ids;
 static int nr_tp;
 static bool tracefs_mounted;
@@ -496,6 +500,8 @@ enum op_kind {
 static bool kind_disabled[NR_OP_KINDS];	/* -x */
 
 static unsigned long st_ops, st_opens, st_open_ok, st_skipped;
+/* Hardware events opened that sample branch stacks. */
+static unsigned long st_brstack_ok;
 static unsigned long st_open_err[256];
 static unsigned long st_kind[NR_OP_KINDS];
 static unsigned long st_forks, st_ring_recs, st_ring_odd;
@@ -1797,6 +1803,49 @@ static void gen_dependent(struct rng *r, struct perf_event_attr *a, bool valid)
 	}
 }
 
+/*
+ * A branch filter a branch stack takes: a kind of branches (two now and
+ * then) or a call stack, with levels and the options of the records.
+ */
+static uint64_t gen_branch_filter(struct rng *r)
+{
+	static const uint64_t kinds[] = {
+		PERF_SAMPLE_BRANCH_ANY, PERF_SAMPLE_BRANCH_ANY_CALL,
+		PERF_SAMPLE_BRANCH_ANY_RETURN, PERF_SAMPLE_BRANCH_COND,
+		PERF_SAMPLE_BRANCH_IND_CALL, PERF_SAMPLE_BRANCH_CALL,
+		PERF_SAMPLE_BRANCH_IND_JUMP, PERF_SAMPLE_BRANCH_CALL_STACK,
+	};
+	uint64_t f = kinds[rnd_below(r, ARRAY_SIZE(kinds))];
+
+	if (!(f & PERF_SAMPLE_BRANCH_CALL_STACK) && one_in(r, 3))
+		f |= kinds[rnd_below(r, ARRAY_SIZE(kinds) - 1)];
+	return f | rnd_bits(r, PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL |
+			    PERF_SAMPLE_BRANCH_HW_INDEX | PERF_SAMPLE_BRANCH_TYPE_SAVE |
+			    PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES |
+			    PERF_SAMPLE_BRANCH_NO_TX, 3);
+}
+
+/*
+ * Where the cpu PMU has a branch stack: a hardware event sampling branch
+ * stacks, which the generic choices make too rarely to matter.
+ */
+static void gen_branch_event(struct rng *r, struct perf_event_attr *a)
+{
+	static const uint64_t configs[] = {
+		PERF_COUNT_HW_BRANCH_INSTRUCTIONS, PERF_COUNT_HW_CPU_CYCLES,
+		PERF_COUNT_HW_INSTRUCTIONS,
+	};
+	static const uint64_t periods[] = { 100, 1000, 10007, 100000 };
+
+	a->type = PERF_TYPE_HARDWARE;
+	a->config = configs[rnd_below(r, ARRAY_SIZE(configs))];
+	a->freq = 0;
+	a->sample_period = periods[rnd_below(r, ARRAY_SIZE(periods))];
+	a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK;
+	a->precise_ip = 0;
+	a->branch_sample_type = gen_branch_filter(r);
+}
+
 /* One deliberate mistake in an otherwise plausible attribute. */
 static void mutate_attr(struct rng *r, struct perf_event_attr *a)
 {
@@ -1905,6 +1954,10 @@ static enum ev_kind gen_attr(struct rng *r, struct perf_event_attr *a, bool vali
 		a->config2 = rnd_edgy(r);
 	}
 	gen_dependent(r, a, valid);
+	if (valid && lbr_depth && one_in(r, 4)) {
+		gen_branch_event(r, a);
+		k = K_HW;
+	}
 	if (!valid) {
 		n = 1 + (int)rnd_below(r, 2);
 		for (i = 0; i < n; i++)
@@ -2014,7 +2067,10 @@ static int exec_open(struct open_args *a)
 		st_opens++;
 		if (fd >= 0)
 			st_open_ok++;
-		else
+		if (fd >= 0 && seen.type == PERF_TYPE_HARDWARE &&
+		    (seen.sample_type & PERF_SAMPLE_BRANCH_STACK))
+			st_brstack_ok++;
+		if (fd < 0)
 			st_open_err[err < 256 ? err : 255]++;
 	}
 	log_result(&l, fd, err);
@@ -4468,6 +4524,8 @@ static void discover_pmus(void)
 		nr_pmus++;
 	}
 	closedir(d);
+	if (read_long_file("/sys/bus/event_source/devices/cpu/caps/branches", &lbr_depth))
+		lbr_depth = 0;
 	qsort(pmus, (size_t)nr_pmus, sizeof(pmus[0]), cmp_pmu);
 	for (type = 0; type < nr_pmus; type++)
 		if (!strcmp(pmus[type].name, "perf_test"))
@@ -4778,8 +4836,9 @@ static void print_summary(double secs, int restore)
 	sb_put(sb, "perf_fuzz: seed=0x%llx mode=%s ops=%lu secs=%.1f ops/s=%.0f",
 	       (unsigned long long)g_seed, replaying ? "replay" : "fuzz", st_ops, secs,
 	       secs > 0 ? (double)st_ops / secs : 0.0);
-	sb_put(sb, " opens=%lu open_ok=%lu (%.1f%%) open_errno={", st_opens, st_open_ok,
-	       st_opens ? 100.0 * (double)st_open_ok / (double)st_opens : 0.0);
+	sb_put(sb, " opens=%lu open_ok=%lu (%.1f%%) brstack_ok=%lu open_errno={", st_opens,
+	       st_open_ok, st_opens ? 100.0 * (double)st_open_ok / (double)st_opens : 0.0,
+	       st_brstack_ok);
 	for (i = 1; i < 256; i++) {
 		if (st_open_err[i]) {
 			sb_put(sb, "%s%s:%lu", sep, errname(i), st_open_err[i]);
