@@ -118,7 +118,8 @@ static int lbr_nr __ro_after_init;
 
 /**
  * struct intel_lbr_saved - a task's call stack, kept while it is out
- * @valid: the ring below was saved since the task's events came
+ * @valid: the ring below was saved as the task last left, and not yet
+ *	written back
  * @tos: MSR_LBR_TOS
  * @from: the sources
  * @to: the targets
@@ -474,12 +475,15 @@ static void intel_lbr_sched_task(struct perf_event_pmu_context *epc,
 	if (!lc->users)
 		return;
 	if (s && lbr_call_stack(lc->select)) {
-		if (!sched_in)
+		if (!sched_in) {
 			lbr_save(s);
-		else if (s->valid)
+		} else if (s->valid) {
+			/* Once: a later switch in without a save starts empty. */
 			lbr_restore(s);
-		else
+			s->valid = false;
+		} else {
 			lbr_reset();
+		}
 		return;
 	}
 	if (sched_in)
