@@ -44,7 +44,7 @@ static noinline void lbr_loop(unsigned long n)
 
 extern const char lbr_loop_start[], lbr_loop_end[], lbr_call[], lbr_jmp[],
 	lbr_fn[], lbr_next[], lbr_jnz[], cs_top[], cs_mid[], cs_leaf[],
-	cs_loop[], cs_loop_end[];
+	cs_loop[], cs_loop_end[], cs_flat[], cs_flat_loop[], cs_flat_end[];
 
 /* The round's taken branches in the order they run; their cycles. */
 struct branch {
@@ -327,12 +327,16 @@ TEST_F(lbr, filter_errnos)
  * which first blocks on a pipe until a thread on the same CPU answers
  * (the task leaves the CPU and comes back), then loops.  Every sample in
  * the loop has, newest first, the calls to cs_leaf, cs_mid and cs_top:
- * the stack came back with the task.
+ * the stack came back with the task.  A saved stack comes back once:
+ * when the task comes in again after it left without its event (none
+ * saved then), the stack starts empty, with none of those calls.
  */
 #define CS_ROUNDS	2000
 #define CS_SWITCHES	3
 
-static int cs_ping[2], cs_pong[2];
+static int cs_ping[2], cs_pong[2], cs_go[2], cs_done[2];
+/* The event cs_switch() disables after the switches; -1: none. */
+static int cs_disable_fd = -1;
 
 static __attribute__((used)) void cs_switch(void)
 {
@@ -342,6 +346,8 @@ static __attribute__((used)) void cs_switch(void)
 	for (i = 0; i < CS_SWITCHES; i++)
 		if (write(cs_ping[1], &c, 1) != 1 || read(cs_pong[0], &c, 1) != 1)
 			return;
+	if (cs_disable_fd >= 0)
+		ioctl(cs_disable_fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 
 asm(".text\n"
@@ -354,67 +360,163 @@ asm(".text\n"
 	".globl cs_loop\n"
 	"cs_loop:\n\tdec %rbx\n\tjnz cs_loop\n"
 	".globl cs_loop_end\n"
-	"cs_loop_end:\n\tpop %rbx\n\tret\n");
+	"cs_loop_end:\n\tpop %rbx\n\tret\n"
+	".globl cs_flat\n"
+	"cs_flat:\n\tmov %rdi, %rcx\n"
+	".globl cs_flat_loop\n"
+	"cs_flat_loop:\n\tdec %rcx\n\tjnz cs_flat_loop\n"
+	".globl cs_flat_end\n"
+	"cs_flat_end:\n\tret\n");
+
+/*
+ * The thread on the task's CPU: answers the switches, then, given an
+ * event, enables it while the task waits for that (cs_go, cs_done).
+ */
+struct cs_helper {
+	int cpu;
+	int enable_fd;
+};
 
 static void *cs_answer(void *arg)
 {
+	const struct cs_helper *h = arg;
 	char c;
 	int i;
 
-	if (pin(*(int *)arg))
+	if (pin(h->cpu))
 		return NULL;
 	for (i = 0; i < CS_SWITCHES; i++)
 		if (read(cs_ping[0], &c, 1) != 1 || write(cs_pong[1], &c, 1) != 1)
-			break;
+			return NULL;
+	if (h->enable_fd >= 0 && read(cs_go[0], &c, 1) == 1) {
+		ioctl(h->enable_fd, PERF_EVENT_IOC_ENABLE, 0);
+		if (write(cs_done[1], &c, 1) != 1)
+			return NULL;
+	}
 	return NULL;
 }
 
-TEST_F(lbr, call_stack_across_switches)
-{
-	void (*top)(unsigned long n) = (void (*)(unsigned long))cs_top;
-	int fd, cpu = 0, in_loop = 0, whole = 0;
-	struct perf_event_header *h;
-	struct perf_rb rb;
-	pthread_t th;
+/* What the samples in [@lo, @hi) say of the chain cs_top, cs_mid, cs_leaf. */
+struct cs_tally {
+	int in_loop;	/* samples there */
+	int whole;	/* with the chain as their newest three records */
+	int stale;	/* with any call of the chain */
+};
 
-	ASSERT_EQ(pin(cpu), 0);
-	ASSERT_EQ(pipe(cs_ping), 0);
-	ASSERT_EQ(pipe(cs_pong), 0);
-	ASSERT_EQ(pthread_create(&th, NULL, cs_answer, &cpu), 0);
-	fd = lbr_open(PERF_SAMPLE_BRANCH_CALL_STACK, 3);
-	ASSERT_GE(fd, 0) TH_LOG("%s", strerror(errno));
-	ASSERT_EQ(rb_map(&rb, fd, 512), 0);
-	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
-	top(CS_ROUNDS);
-	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
-	pthread_join(th, NULL);
-	ASSERT_GE(rb_fetch(&rb), 0);
-	while ((h = rb_next(&rb))) {
+static int cs_tally(struct perf_rb *rb, const char *lo, const char *hi,
+		    struct cs_tally *t)
+{
+	struct perf_event_header *h;
+
+	memset(t, 0, sizeof(*t));
+	if (rb_fetch(rb) < 0)
+		return -1;
+	while ((h = rb_next(rb))) {
 		struct rec_cur c = rc_init(h);
 		const struct perf_branch_entry *e;
-		uint64_t ip, nr;
+		uint64_t ip, nr, i;
+		int chain = 0;
 
 		if (h->type != PERF_RECORD_SAMPLE)
 			continue;
 		ip = rc_u64(&c);
 		nr = rc_u64(&c);
 		e = (const struct perf_branch_entry *)rc_ptr(&c, nr * sizeof(*e));
-		if (!e || ip < (uintptr_t)cs_loop || ip > (uintptr_t)cs_loop_end)
+		if (!e || ip < (uintptr_t)lo || ip >= (uintptr_t)hi)
 			continue;
-		in_loop++;
+		t->in_loop++;
+		for (i = 0; i < nr; i++)
+			chain += e[i].to == (uintptr_t)cs_leaf ||
+				 e[i].to == (uintptr_t)cs_mid ||
+				 e[i].to == (uintptr_t)cs_top;
+		t->stale += chain > 0;
 		if (nr >= 3 && e[0].to == (uintptr_t)cs_leaf &&
 		    e[1].to == (uintptr_t)cs_mid && e[2].to == (uintptr_t)cs_top)
-			whole++;
-		else if (in_loop - whole <= 3)
-			TH_LOG("sample at %#llx: %llu records, first to %#llx",
-			       (unsigned long long)ip, (unsigned long long)nr,
-			       nr ? (unsigned long long)e[0].to : 0ULL);
+			t->whole++;
 	}
-	rb_unmap(&rb);
-	close(fd);
-	TH_LOG("%d samples in the loop, %d with the whole stack", in_loop, whole);
-	EXPECT_GE(in_loop, CS_ROUNDS / 3 - 2);
-	EXPECT_EQ(whole, in_loop);
+	return 0;
+}
+
+FIXTURE(cs) {
+	struct hw_rate rate;
+	struct cs_helper helper;
+	pthread_t th;
+	struct perf_rb rb;
+	int fd;
+};
+
+FIXTURE_SETUP(cs)
+{
+	self->rate.saved = 0;
+	self->fd = -1;
+	if (!pmu_is("skx"))
+		SKIP(return, "the emulated LBR is Skylake-SP's (PMU=skx)");
+	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
+	ASSERT_EQ(pin(0), 0);
+	ASSERT_EQ(pipe(cs_ping), 0);
+	ASSERT_EQ(pipe(cs_pong), 0);
+	ASSERT_EQ(pipe(cs_go), 0);
+	ASSERT_EQ(pipe(cs_done), 0);
+	self->fd = lbr_open(PERF_SAMPLE_BRANCH_CALL_STACK, 3);
+	ASSERT_GE(self->fd, 0) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(rb_map(&self->rb, self->fd, 512), 0);
+	self->helper.cpu = 0;
+	self->helper.enable_fd = self->fd;
+	ASSERT_EQ(pthread_create(&self->th, NULL, cs_answer, &self->helper), 0);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+}
+
+FIXTURE_TEARDOWN(cs)
+{
+	char c = 0;
+
+	if (self->fd < 0) {
+		hw_rethrottle(&self->rate);
+		return;
+	}
+	/* The helper may still wait for its go. */
+	if (write(cs_go[1], &c, 1) != 1)
+		TH_LOG("cannot release the helper");
+	pthread_join(self->th, NULL);
+	rb_unmap(&self->rb);
+	close(self->fd);
+	hw_rethrottle(&self->rate);
+}
+
+TEST_F(cs, kept_across_switches)
+{
+	void (*top)(unsigned long n) = (void (*)(unsigned long))cs_top;
+	struct cs_tally t;
+
+	top(CS_ROUNDS);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_EQ(cs_tally(&self->rb, cs_loop, cs_loop_end, &t), 0);
+	TH_LOG("%d samples in the loop, %d with the whole stack", t.in_loop, t.whole);
+	EXPECT_GE(t.in_loop, CS_ROUNDS / 3 - 2);
+	EXPECT_EQ(t.whole, t.in_loop);
+}
+
+TEST_F(cs, written_back_once)
+{
+	void (*top)(unsigned long n) = (void (*)(unsigned long))cs_top;
+	void (*flat)(unsigned long n) = (void (*)(unsigned long))cs_flat;
+	struct cs_tally t;
+	char c = 0;
+
+	/* The switches save and restore; then the event goes off. */
+	cs_disable_fd = self->fd;
+	top(CS_ROUNDS);
+	cs_disable_fd = -1;
+	/* Off the CPU without the event (no save); back with it. */
+	ASSERT_EQ(write(cs_go[1], &c, 1), 1);
+	ASSERT_EQ(read(cs_done[0], &c, 1), 1);
+	flat(CS_ROUNDS);
+	ASSERT_EQ(ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_EQ(cs_tally(&self->rb, cs_flat_loop, cs_flat_end, &t), 0);
+	TH_LOG("%d samples in the flat loop, %d with calls long returned from",
+	       t.in_loop, t.stale);
+	EXPECT_GE(t.in_loop, CS_ROUNDS / 3 - 2);
+	EXPECT_EQ(t.stale, 0);
 }
 
 /*
