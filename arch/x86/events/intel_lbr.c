@@ -177,9 +177,8 @@ static void lbr_reset(void)
  * @v: the description of the event's counters
  * @event: the event; it has a branch filter
  *
- * Return: 0; -EOPNOTSUPP without a ring (or a call stack when the model
- * has none), -EINVAL for branch counters or a call stack with other
- * kinds of branches, as upstream.
+ * Return: 0; -EOPNOTSUPP without a ring, -EINVAL for branch counters or
+ * a call stack with other kinds of branches, as upstream.
  */
 int intel_lbr_config(const struct x86_vendor *v, struct perf_event *event)
 {
