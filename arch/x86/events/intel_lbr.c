@@ -172,13 +172,31 @@ static void lbr_reset(void)
 	}
 }
 
+/*
+ * Whether the members of @event's group that use the ring want @sel in
+ * LBR_SELECT too.  Called at event_init, where the core holds the
+ * leader's context mutex: the sibling list is stable.
+ */
+static bool lbr_group_agrees(struct perf_event *event, u64 sel)
+{
+	struct perf_event *leader = event->group_leader, *sib;
+
+	if (needs_branch_stack(leader) && leader->hw.branch_reg.config != sel)
+		return false;
+	for_each_sibling_event(sib, leader)
+		if (needs_branch_stack(sib) && sib->hw.branch_reg.config != sel)
+			return false;
+	return true;
+}
+
 /**
  * intel_lbr_config - check an event's branch filter, set its LBR_SELECT
  * @v: the description of the event's counters
  * @event: the event; it has a branch filter
  *
- * Return: 0; -EOPNOTSUPP without a ring, -EINVAL for branch counters or
- * a call stack with other kinds of branches, as upstream.
+ * Return: 0; -EOPNOTSUPP without a ring, -EINVAL for branch counters, a
+ * call stack with other kinds of branches, or a group member whose
+ * LBR_SELECT differs from the others', as upstream.
  */
 int intel_lbr_config(const struct x86_vendor *v, struct perf_event *event)
 {
@@ -195,7 +213,11 @@ int intel_lbr_config(const struct x86_vendor *v, struct perf_event *event)
 	for (i = 0; i < ARRAY_SIZE(lbr_sel_map); i++)
 		if (want & lbr_sel_map[i].filter)
 			sel |= lbr_sel_map[i].sel;
-	event->hw.branch_reg.config = sel ^ LBR_SEL_SUPPRESS;
+	sel ^= LBR_SEL_SUPPRESS;
+	/* The members of a group count together: one LBR_SELECT for all. */
+	if (event->group_leader != event && !lbr_group_agrees(event, sel))
+		return -EINVAL;
+	event->hw.branch_reg.config = sel;
 	event->hw.branch_reg.alloc = 0;
 	if (want & PERF_SAMPLE_BRANCH_CALL_STACK)
 		event->attach_state |= PERF_ATTACH_TASK_DATA;
