@@ -10,11 +10,12 @@
  * execution, with the cycles the model spent between them (one
  * instruction a cycle).  A context switch empties the stack (the kernel
  * resets the LBR for the task coming in), so a sample now and then has
- * a short one.  The filters leave one kind each, the types asked for
- * are the branches' own, and the call stack mode leaves the calls not
- * yet returned from, kept across context switches (the kernel saves a
- * task's stack as it leaves and writes it back as it returns).  A BPF
- * program reads the ring with bpf_get_branch_snapshot().
+ * a short one.  The filters leave one kind each (one for a whole
+ * group), the types asked for are the branches' own, and the call stack
+ * mode leaves the calls not yet returned from, kept across context
+ * switches (the kernel saves a task's stack as it leaves and writes it
+ * back as it returns).  A BPF program reads the ring with
+ * bpf_get_branch_snapshot().
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -320,6 +321,52 @@ TEST_F(lbr, filter_errnos)
 		if (fd >= 0)
 			close(fd);
 	}
+}
+
+/*
+ * A group counts at once, so its members share LBR_SELECT: a member that
+ * wants another value is refused (EINVAL), one that wants the same value
+ * with other options of the records is not.
+ */
+TEST_F(lbr, group_shares_the_filter)
+{
+	static const struct {
+		uint64_t type;
+		int err;
+	} members[] = {
+		{ PERF_SAMPLE_BRANCH_ANY, 0 },
+		{ PERF_SAMPLE_BRANCH_COND, EINVAL },
+		{ PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_TYPE_SAVE, 0 },
+		{ PERF_SAMPLE_BRANCH_CALL_STACK, EINVAL },
+	};
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+		.sample_period = 1000,
+		.sample_type = PERF_SAMPLE_BRANCH_STACK,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int leader, fd[4];
+	unsigned int i;
+
+	leader = lbr_open(PERF_SAMPLE_BRANCH_ANY, 1000);
+	ASSERT_GE(leader, 0);
+	for (i = 0; i < ARRAY_SIZE(members); i++) {
+		attr.branch_sample_type = members[i].type | PERF_SAMPLE_BRANCH_USER;
+		fd[i] = sys_perf_event_open(&attr, 0, -1, leader, 0);
+		if (!members[i].err) {
+			EXPECT_GE(fd[i], 0) TH_LOG("member %u: %s", i, strerror(errno));
+		} else {
+			EXPECT_EQ(fd[i], -1);
+			EXPECT_EQ(errno, members[i].err) TH_LOG("member %u", i);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(members); i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	close(leader);
 }
 
 /*
