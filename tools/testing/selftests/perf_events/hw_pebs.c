@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Precise samples (attr.precise_ip) from PEBS on the emulated Skylake-SP
+ * (PERFTEST_PMU=skx), whose records name the exact instruction of each
+ * sampled event, its data address and the registers after it
+ * (tools/testing/qemu-pmu/README).  A round of pebs_loop() is five
+ * instructions: a load and a store whose address is buf + 8 * rcx, a
+ * jump, the decrement of rcx and the loop's conditional branch.  With
+ * precise_ip 2 a sample's IP is the instruction that caused it (a
+ * branch for a branch event, the load for a load event) and the kernel
+ * marks it exact; with precise_ip 1 it is the instruction after.  A
+ * load or store sample's address is the one the instruction accessed,
+ * which the registers of the sample (the record's) give again.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <asm/perf_regs.h>
+#include "../kselftest_harness.h"
+#include "perf_util.h"
+#include "perf_rb.h"
+#include "hw_model_util.h"
+
+#define ROUNDS		20000
+#define LOADS		0x81d0	/* MEM_INST_RETIRED.ALL_LOADS */
+#define STORES		0x82d0	/* MEM_INST_RETIRED.ALL_STORES */
+
+static uint64_t buf[ROUNDS + 2];
+
+static noinline void pebs_loop(uint64_t *p, unsigned long n)
+{
+	asm volatile("pebs_loop_start:\n"
+		     "pebs_load:\tmov (%%rdi,%%rcx,8), %%rax\n"
+		     "pebs_store:\tmov %%rax, 8(%%rdi,%%rcx,8)\n"
+		     "pebs_jmp:\tjmp pebs_dec\n"
+		     "pebs_dec:\tdec %%rcx\n"
+		     "pebs_jnz:\tjnz pebs_load\n"
+		     "pebs_loop_end:"
+		     : "+c"(n) : "D"(p) : "rax", "memory", "cc");
+}
+
+extern const char pebs_loop_start[], pebs_load[], pebs_store[], pebs_jmp[],
+	pebs_dec[], pebs_jnz[], pebs_loop_end[];
+
+/* The most precise_ip the kernel takes (caps/max_precise), or -1. */
+static int precise_max(void)
+{
+	FILE *f = fopen("/sys/bus/event_source/devices/cpu/caps/max_precise", "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+FIXTURE(pebs) {
+	struct hw_rate rate;
+};
+
+FIXTURE_SETUP(pebs)
+{
+	self->rate.saved = 0;
+	if (!pmu_is("skx"))
+		SKIP(return, "the emulated PEBS is Skylake-SP's (PMU=skx)");
+	if (kernel_is_ours() && precise_max() < 1)
+		SKIP(return, "this kernel has no PEBS driver yet (issue 34)");
+	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
+}
+
+FIXTURE_TEARDOWN(pebs)
+{
+	hw_rethrottle(&self->rate);
+}
+
+/* What the samples of one run were. */
+struct pebs_run {
+	int samples, exact, outside;
+	int at[5];		/* per instruction of the round, in order */
+	int addr_ok, addr_bad, regs_ok;
+	int src_ok;
+};
+
+/* Which instruction of the round @ip is, or -1. */
+static int which_insn(uint64_t ip)
+{
+	const char *insn[5] = { pebs_load, pebs_store, pebs_jmp, pebs_dec, pebs_jnz };
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (ip == (uintptr_t)insn[i])
+			return i;
+	return -1;
+}
+
+/*
+ * Sample the user-space events @type/@config of pebs_loop(ROUNDS) every
+ * @period, with @precise; tally the samples: where they are, whether
+ * the kernel marked them exact, and for memory events (@mem: 1 loads,
+ * 2 stores) their address and data source against the registers.
+ * Returns the errno of the open, or 0.
+ */
+static int pebs_sample(uint32_t type, uint64_t config, int precise,
+		       uint64_t period, int mem, struct pebs_run *r)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = type,
+		.config = config,
+		.sample_period = period,
+		.sample_type = PERF_SAMPLE_IP,
+		.precise_ip = precise,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	struct perf_event_header *h;
+	struct perf_rb rb;
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	if (mem) {
+		attr.sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_REGS_INTR |
+				    PERF_SAMPLE_DATA_SRC;
+		/* In the sample in the order of the bits: CX, then DI. */
+		attr.sample_regs_intr = (1ULL << PERF_REG_X86_CX) |
+					(1ULL << PERF_REG_X86_DI);
+	}
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return errno;
+	if (rb_map(&rb, fd, 256)) {
+		close(fd);
+		return -1;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		goto fail;
+	pebs_loop(buf, ROUNDS);
+	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) || rb_fetch(&rb) < 0)
+		goto fail;
+	while ((h = rb_next(&rb))) {
+		struct rec_cur c = rc_init(h);
+		uint64_t ip, addr = 0, abi, cx = 0, di = 0;
+		union perf_mem_data_src src = { .val = 0 };
+		int k;
+
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		r->samples++;
+		ip = rc_u64(&c);
+		if (mem) {
+			addr = rc_u64(&c);
+			src.val = rc_u64(&c);
+			abi = rc_u64(&c);
+			if (abi) {
+				cx = rc_u64(&c);
+				di = rc_u64(&c);
+			}
+		}
+		if (h->misc & PERF_RECORD_MISC_EXACT_IP)
+			r->exact++;
+		k = which_insn(ip);
+		if (k < 0) {
+			r->outside++;
+			continue;
+		}
+		r->at[k]++;
+		if (!mem)
+			continue;
+		/* The record's registers: rcx and rdi after the access. */
+		if (di == (uintptr_t)buf && addr == di + 8 * cx + (mem == 2 ? 8 : 0))
+			r->regs_ok++;
+		if (addr >= (uintptr_t)buf && addr < (uintptr_t)(buf + ROUNDS + 2))
+			r->addr_ok++;
+		else
+			r->addr_bad++;
+		if (src.mem_op == (mem == 1 ? PERF_MEM_OP_LOAD : PERF_MEM_OP_STORE) &&
+		    (mem == 1 || src.mem_lvl == (PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT)))
+			r->src_ok++;
+	}
+	rb_unmap(&rb);
+	close(fd);
+	return 0;
+fail:
+	rb_unmap(&rb);
+	close(fd);
+	return -1;
+}
+
+static void log_run(struct __test_metadata *_metadata, const char *what,
+		    const struct pebs_run *r)
+{
+	TH_LOG("%s: %d samples, %d exact, %d outside the loop",
+	       what, r->samples, r->exact, r->outside);
+	TH_LOG("%s: load %d, store %d, jmp %d, dec %d, jnz %d", what, r->at[0], r->at[1],
+	       r->at[2], r->at[3], r->at[4]);
+}
+
+/* The kernel says how precise it can be: PEBS with precise distribution. */
+TEST_F(pebs, max_precise)
+{
+	EXPECT_EQ(precise_max(), 3);
+}
+
+/*
+ * Branches, precise_ip 2: each sample is one of the round's two branches
+ * (the jump and the conditional branch), exactly.  Without PEBS the IP
+ * would be the branch's target.
+ */
+TEST_F(pebs, branches_at_the_branch)
+{
+	struct pebs_run r;
+
+	ASSERT_EQ(pebs_sample(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+			      2, 1009, 0, &r), 0);
+	log_run(_metadata, "branches:pp", &r);
+	EXPECT_GE(r.samples, 2 * ROUNDS / 1009 - 2);
+	EXPECT_EQ(r.exact, r.samples);
+	EXPECT_EQ(r.at[0] + r.at[1] + r.at[3], 0);
+	EXPECT_LE(r.outside, 2);
+}
+
+/*
+ * Loads, precise_ip 2: every sample is the load, its address the one
+ * buf + 8 * rcx that the sample's registers give, an L1 load.
+ */
+TEST_F(pebs, loads_with_their_address)
+{
+	struct pebs_run r;
+
+	ASSERT_EQ(pebs_sample(PERF_TYPE_RAW, LOADS, 2, 997, 1, &r), 0);
+	log_run(_metadata, "loads:pp", &r);
+	TH_LOG("%d addresses in buf (%d not), %d as the registers say, %d loads",
+	       r.addr_ok, r.addr_bad, r.regs_ok, r.src_ok);
+	EXPECT_GE(r.samples, ROUNDS / 997 - 2);
+	EXPECT_EQ(r.at[0], r.samples - r.outside);
+	EXPECT_LE(r.outside, 2);
+	EXPECT_EQ(r.exact, r.samples);
+	EXPECT_EQ(r.regs_ok, r.at[0]);
+	EXPECT_EQ(r.src_ok, r.at[0]);
+}
+
+/* Stores, the same: the address is buf + 8 * (rcx + 1), an L1 hit. */
+TEST_F(pebs, stores_with_their_address)
+{
+	struct pebs_run r;
+
+	ASSERT_EQ(pebs_sample(PERF_TYPE_RAW, STORES, 2, 997, 2, &r), 0);
+	log_run(_metadata, "stores:pp", &r);
+	TH_LOG("%d addresses in buf (%d not), %d as the registers say, %d L1 stores",
+	       r.addr_ok, r.addr_bad, r.regs_ok, r.src_ok);
+	EXPECT_GE(r.samples, ROUNDS / 997 - 2);
+	EXPECT_EQ(r.at[1], r.samples - r.outside);
+	EXPECT_LE(r.outside, 2);
+	EXPECT_EQ(r.regs_ok, r.at[1]);
+	EXPECT_EQ(r.src_ok, r.at[1]);
+}
+
+/*
+ * precise_ip 1 gives the record's own IP: the instruction after the
+ * eventing one, for a load the store that follows it; not marked exact.
+ */
+TEST_F(pebs, one_gives_the_next_instruction)
+{
+	struct pebs_run r;
+
+	ASSERT_EQ(pebs_sample(PERF_TYPE_RAW, LOADS, 1, 997, 1, &r), 0);
+	log_run(_metadata, "loads:p", &r);
+	EXPECT_GE(r.samples, ROUNDS / 997 - 2);
+	EXPECT_EQ(r.at[1], r.samples - r.outside);
+	EXPECT_LE(r.outside, 2);
+	EXPECT_EQ(r.exact, 0);
+}
+
+/*
+ * Cycles and instructions, precise_ip 2 and 3: each sample is exact and
+ * on one of the loop's instructions.  cycles:ppp is precise
+ * distribution (INST_RETIRED.PREC_DIST on Skylake's counter 1): the
+ * record is for the instruction that wraps the counter, so a period
+ * prime to the round's five instructions samples each of them.  The
+ * others record the event after the wrap and reload the counter there,
+ * a period one longer, which here samples one instruction only.
+ */
+TEST_F(pebs, cycles_and_instructions_exact)
+{
+	static const struct {
+		uint64_t config;
+		int precise;
+		const char *name;
+	} ev[] = {
+		{ PERF_COUNT_HW_CPU_CYCLES, 2, "cycles:pp" },
+		{ PERF_COUNT_HW_CPU_CYCLES, 3, "cycles:ppp" },
+		{ PERF_COUNT_HW_INSTRUCTIONS, 2, "instructions:pp" },
+		{ PERF_COUNT_HW_INSTRUCTIONS, 3, "instructions:ppp" },
+	};
+	struct pebs_run r;
+	int i, k;
+
+	for (i = 0; i < ARRAY_SIZE(ev); i++) {
+		ASSERT_EQ(pebs_sample(PERF_TYPE_HARDWARE, ev[i].config,
+				      ev[i].precise, 1009, 0, &r), 0);
+		log_run(_metadata, ev[i].name, &r);
+		EXPECT_GE(r.samples, 5 * ROUNDS / 1009 - 2);
+		EXPECT_EQ(r.exact, r.samples);
+		EXPECT_LE(r.outside, 2);
+		if (i != 1)
+			continue;
+		for (k = 0; k < 5; k++)
+			EXPECT_GT(r.at[k], 0);
+	}
+}
+
+TEST_HARNESS_MAIN
