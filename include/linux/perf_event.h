@@ -1072,6 +1072,24 @@ static inline void perf_sample_save_brstack(struct perf_sample_data *data,
 	data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;
 }
 
+/**
+ * perf_sample_save_callchain - make a callchain part of a sample
+ * @data: the sample
+ * @event: the event; it samples PERF_SAMPLE_CALLCHAIN
+ * @regs: the registers to unwind from
+ *
+ * For a PMU whose sample's registers are not the interrupted ones (a
+ * record's): the callchain comes from @regs instead.
+ */
+static inline void perf_sample_save_callchain(struct perf_sample_data *data,
+					      struct perf_event *event,
+					      struct pt_regs *regs)
+{
+	data->callchain = perf_callchain(event, regs);
+	data->dyn_size += (1 + data->callchain->nr) * sizeof(u64);
+	data->sample_flags |= PERF_SAMPLE_CALLCHAIN;
+}
+
 /* The PMU has an AUX area to map. */
 static inline bool has_aux(struct perf_event *event)
 {
