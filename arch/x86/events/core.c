@@ -22,19 +22,11 @@ DEFINE_STATIC_KEY_FALSE(rdpmc_never_available_key);
 DEFINE_STATIC_KEY_FALSE(rdpmc_always_available_key);
 
 #ifdef CONFIG_CPU_SUP_INTEL
-/* The PEBS/BTS save area; the CPU entry area maps it on every CPU. */
-DEFINE_PER_CPU_PAGE_ALIGNED(struct debug_store, cpu_debug_store);
-
-/**
- * perf_restore_debug_store - point the CPU at its debug store again
- *
- * Called on resume from suspend, where IA32_DS_AREA comes back zeroed.
- * The debug store only matters to BTS and PEBS, and no driver here uses
- * them: the MSR was never programmed, so there is nothing to restore.
+/*
+ * The PEBS/BTS save area; the CPU entry area maps it on every CPU.
+ * intel_pebs.c fills it and points the CPU at it.
  */
-void perf_restore_debug_store(void)
-{
-}
+DEFINE_PER_CPU_PAGE_ALIGNED(struct debug_store, cpu_debug_store);
 #endif
 
 /**
@@ -65,16 +57,24 @@ unsigned long perf_instruction_pointer(struct pt_regs *regs)
  * @regs: the sampled registers
  *
  * Return: PERF_RECORD_MISC_USER or PERF_RECORD_MISC_KERNEL, or their
- * GUEST_ forms when the interrupt came while this CPU ran a guest.
+ * GUEST_ forms when the interrupt came while this CPU ran a guest; with
+ * PERF_RECORD_MISC_EXACT_IP when a precise event's record gave the
+ * exact instruction (PERF_EFLAGS_EXACT in @regs).
  */
 unsigned long perf_misc_flags(struct pt_regs *regs)
 {
 	unsigned int guest = perf_guest_state();
+	unsigned long misc;
 
 	if (guest)
-		return guest & PERF_GUEST_USER ? PERF_RECORD_MISC_GUEST_USER :
+		misc = guest & PERF_GUEST_USER ? PERF_RECORD_MISC_GUEST_USER :
 						 PERF_RECORD_MISC_GUEST_KERNEL;
-	return user_mode(regs) ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;
+	else
+		misc = user_mode(regs) ? PERF_RECORD_MISC_USER :
+					 PERF_RECORD_MISC_KERNEL;
+	if (regs->flags & PERF_EFLAGS_EXACT)
+		misc |= PERF_RECORD_MISC_EXACT_IP;
+	return misc;
 }
 
 /**

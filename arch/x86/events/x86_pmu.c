@@ -301,6 +301,9 @@ static u64 x86_event_counters(struct perf_event *event)
 {
 	const struct x86_vendor *v = x86_v(event);
 
+	if (event->hw.flags & X86_EVENT_PRECISE)
+		return v->precise_constraint(v, event->hw.config) &
+		       v->precise_counters & v->counters;
 	return v->constraint(v, event->hw.config) & v->counters;
 }
 
@@ -630,9 +633,14 @@ static int cpu_event_init(struct perf_event *event)
 		return -ENOENT;
 	}
 
-	/* No PEBS (max_precise 0). */
-	if (attr->precise_ip)
+	/*
+	 * The vendor's hw_config makes a precise event of it; one that
+	 * samples nothing has nothing to be precise about.
+	 */
+	if (attr->precise_ip > v->max_precise)
 		return -EOPNOTSUPP;
+	if (attr->precise_ip && !is_sampling_event(event))
+		return -EINVAL;
 	if (needs_branch_stack(event)) {
 		if (!v->branches)
 			return -EOPNOTSUPP;
@@ -886,6 +894,11 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 			idx = __ffs64(status);
 			status &= status - 1;
 			handled++;
+			/* Records to turn into samples: the vendor's drain. */
+			if (idx == X86_STATUS_DRAIN && v->drain) {
+				v->drain(regs);
+				continue;
+			}
 			ev = c->placed[idx];
 			/* A folding counter wrapped: fold, once for all. */
 			if ((BIT_ULL(idx) & v->fold_counters) &&
@@ -939,6 +952,48 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 }
 
 NOKPROBE_SYMBOL(x86_pmi);
+
+/**
+ * x86_pmu_record - a sample from a vendor's record
+ * @idx: the counter whose event the record is for
+ * @iregs: the interrupted registers
+ * @fill: what the record adds to the sample and its registers
+ * @rec: the record
+ *
+ * Called in the PMI by the vendor's drain().  The event on counter @idx,
+ * if it still runs there, has its count folded and its next period
+ * started, as at an overflow, and the sample @fill completes goes to
+ * perf_event_overflow().
+ */
+void x86_pmu_record(int idx, struct pt_regs *iregs, x86_record_fill_t fill,
+		    const void *rec)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	struct perf_sample_data data;
+	struct perf_event *ev;
+	struct pt_regs regs;
+	bool due;
+
+	if (idx < 0 || idx >= X86_ASSIGN_COUNTERS)
+		return;
+	ev = c->placed[idx];
+	if (!ev || !(c->running & BIT_ULL(idx)))
+		return;
+	x86_event_update(ev);
+	due = x86_set_period(ev);
+	perf_event_update_userpage_offset(ev);
+	if (!due)
+		return;
+	perf_sample_data_init(&data, 0, ev->hw.last_period);
+	regs = *iregs;
+	fill(ev, &data, &regs, iregs, rec);
+	if (has_branch_stack(ev) && x86_v(ev)->branch_stack)
+		x86_v(ev)->branch_stack(ev, &data);
+	if (perf_event_overflow(ev, &data, &regs))
+		cpu_stop(ev, 0);
+}
+
+NOKPROBE_SYMBOL(x86_pmu_record);
 
 /**
  * perf_events_lapic_init - program the local APIC's performance vector
@@ -1186,6 +1241,9 @@ static int __init x86_pmu_init(void)
 			(int)hweight64(t->v.counters & X86_FIXED_MASK), t->v.width);
 		if (t->v.branches)
 			pr_info("perf: %d-deep LBR\n", t->v.branches);
+		if (t->v.max_precise)
+			pr_info("perf: precise events, precise_ip up to %d\n",
+				t->v.max_precise);
 	}
 	return 0;
 }

@@ -27,6 +27,24 @@
  */
 #define X86_EVENT_FOLDED	BIT(1)
 
+/*
+ * hw.flags of a precise event (attr.precise_ip, set by the vendor's
+ * hw_config): its samples come from the vendor's records (Intel's
+ * PEBS), not from its counter's overflow, which interrupts nothing.
+ * With the kind of memory access it counts, where the records say
+ * something of it: loads, stores.
+ */
+#define X86_EVENT_PRECISE	BIT(2)
+#define X86_EVENT_PRECISE_LD	BIT(3)
+#define X86_EVENT_PRECISE_ST	BIT(4)
+
+/*
+ * The status bit (a vendor's status()) that says the vendor's buffer of
+ * records reached its threshold: the PMI calls drain().  Intel's
+ * GLOBAL_STATUS OvfBuffer (GLOBAL_STATUS_BUFFER_OVF_BIT).
+ */
+#define X86_STATUS_DRAIN	62
+
 /* The most events/ files a vendor adds (a model's, topdown's). */
 #define X86_VENDOR_EVENTS	16
 
@@ -105,6 +123,14 @@
  *	while an event asked for it (perf_sched_cb_inc()); optional
  * @task_data_size: the size of the vendor's state of a task
  *	(task_ctx_data), 0 for none
+ * @max_precise: the highest attr.precise_ip the vendor takes
+ *	(caps/max_precise); 0: no precise events (-EOPNOTSUPP)
+ * @precise_counters: the counters precise events may count on
+ * @precise_constraint: which of those a precise event's config may use
+ *	(its rules replace @constraint's for precise events)
+ * @drain: in the PMI, turn the records the vendor's buffer holds into
+ *	samples (x86_pmu_record()), @iregs being the interrupted
+ *	registers; with @max_precise
  *
  * The hooks that take @v describe the counters of that description
  * (event_map, cache_event, constraint and hw_config run on any CPU); the
@@ -154,7 +180,28 @@ struct x86_vendor {
 	void (*sched_task)(struct perf_event_pmu_context *epc,
 			   struct task_struct *task, bool sched_in);
 	size_t task_data_size;
+	int max_precise;
+	u64 precise_counters;
+	u64 (*precise_constraint)(const struct x86_vendor *v, u64 config);
+	void (*drain)(struct pt_regs *iregs);
 };
+
+/**
+ * typedef x86_record_fill_t - fill a sample from a vendor's record
+ * @event: the event the record is for
+ * @data: the sample, its period set
+ * @regs: the sample's registers, the interrupted ones until the record
+ *	says otherwise
+ * @iregs: the interrupted registers
+ * @rec: the record
+ */
+typedef void (*x86_record_fill_t)(struct perf_event *event,
+				  struct perf_sample_data *data,
+				  struct pt_regs *regs,
+				  const struct pt_regs *iregs, const void *rec);
+
+void x86_pmu_record(int idx, struct pt_regs *iregs, x86_record_fill_t fill,
+		    const void *rec);
 
 /*
  * A static events/ file @_var named @_name (dashes allowed, which

@@ -109,7 +109,7 @@ umode_t x86_event_visible(struct kobject *kobj, struct attribute *attr, int i)
 static ssize_t max_precise_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "0\n");
+	return sysfs_emit(buf, "%d\n", x86_dev_v(dev)->max_precise);
 }
 static DEVICE_ATTR_RO(max_precise);
 
