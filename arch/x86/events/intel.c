@@ -53,6 +53,7 @@
 
 #include "intel_lbr.h"
 #include "intel_models.h"
+#include "intel_pebs.h"
 #include "intel_rsp.h"
 #include "intel_topdown.h"
 #include "x86_pmu.h"
@@ -179,6 +180,11 @@ static int intel_hw_config(const struct x86_vendor *v, struct perf_event *event)
 	}
 	if (it->model) {
 		err = intel_rsp_hw_config(it->model, event);
+		if (err)
+			return err;
+	}
+	if (v->max_precise) {
+		err = intel_pebs_config(event);
 		if (err)
 			return err;
 	}
@@ -397,6 +403,8 @@ static void intel_enable(struct perf_event *event)
 		/* The offcore response it counts, first. */
 		if (hwc->extra_reg.reg)
 			wrmsrl(hwc->extra_reg.reg, hwc->extra_reg.config);
+		if (hwc->flags & X86_EVENT_PRECISE)
+			intel_pebs_enable(event);
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + idx,
 		       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
 		return;
@@ -427,10 +435,13 @@ static void intel_disable(struct perf_event *event)
 		intel_v1_write(ic, idx);
 		return;
 	}
-	if (idx < X86_ASSIGN_FIXED_BASE)
+	if (idx < X86_ASSIGN_FIXED_BASE) {
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + idx, event->hw.config);
-	else if (idx < X86_METRIC_BASE)
+		if (event->hw.flags & X86_EVENT_PRECISE)
+			intel_pebs_disable(event);
+	} else if (idx < X86_METRIC_BASE) {
 		intel_fixed_ctrl(idx - X86_ASSIGN_FIXED_BASE, 0);
+	}
 }
 
 static u64 intel_read(int idx)
@@ -464,10 +475,18 @@ static u64 intel_status(void)
 	int idx;
 
 	if (!intel_v1) {
+		u64 pebs = intel_pebs_counters(), clear;
+
 		rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
-		if (status & INTEL_STATUS_OTHER)
-			wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL,
-			       status & INTEL_STATUS_OTHER);
+		/*
+		 * A PEBS counter's overflow only arms its record: its bit
+		 * is cleared here and its sample comes from the record,
+		 * when OvfBuffer (X86_STATUS_DRAIN) is reported.
+		 */
+		clear = status & (INTEL_STATUS_OTHER | pebs);
+		if (clear)
+			wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, clear);
+		status &= ~pebs;
 		/*
 		 * Intel PT's ToPA PMI: with KVM's pt_mode=1 it is a guest's,
 		 * which KVM takes through its callback.  Reported with the
@@ -477,7 +496,8 @@ static u64 intel_status(void)
 		if (status & GLOBAL_STATUS_TRACE_TOPAPMI)
 			perf_guest_handle_intel_pt_intr();
 		return status & (ic->t->gp | ic->t->fixed | ic->t->topdown |
-				 GLOBAL_STATUS_TRACE_TOPAPMI);
+				 GLOBAL_STATUS_TRACE_TOPAPMI |
+				 GLOBAL_STATUS_BUFFER_OVF);
 	}
 	for (s = ic->v1_started; s; s &= s - 1) {
 		idx = __ffs64(s);
@@ -489,9 +509,13 @@ static u64 intel_status(void)
 
 static void intel_ack(u64 status)
 {
-	/* Version 1 has no status to clear: a new period clears the bit. */
+	/*
+	 * Version 1 has no status to clear: a new period clears the bit.
+	 * OvfBuffer was cleared as status() read it.
+	 */
 	if (!intel_v1)
-		wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, intel_ctrl(status));
+		wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL,
+		       intel_ctrl(status & ~BIT_ULL(X86_STATUS_DRAIN)));
 }
 
 static void intel_write(int idx, u64 val)
@@ -574,6 +598,7 @@ static void intel_cpu_starting(const struct x86_vendor *v)
 	if (!intel_v1)
 		intel_set_freeze(NULL);
 	intel_lbr_cpu_starting();
+	intel_pebs_cpu_starting();
 }
 
 static ssize_t freeze_on_smi_show(struct device *dev,
@@ -697,6 +722,9 @@ static void __init intel_type_init(struct intel_type *it, struct x86_vendor *v,
 		v->get_extra = intel_get_extra;
 		v->put_extra = intel_put_extra;
 		intel_lbr_probe(model, caps, v);
+		if (intel_pebs_probe(model, caps, it->gp, v))
+			intel_add_attrs(it->event_files, ARRAY_SIZE(it->event_files),
+					intel_pebs_events());
 	}
 }
 

@@ -492,6 +492,8 @@ static struct attribute *adl_atom_events[] = {
  *	forms)
  * @lbr: the depth of the model-specific LBR (intel_lbr.c), 0 for none
  *	(or an architectural LBR, which has no driver here)
+ * @precise: the highest precise_ip of the model's PEBS (intel_pebs.c: 3
+ *	with precise distribution), 0 for none this driver reads
  */
 struct intel_model {
 	const char *pmu_name;
@@ -508,11 +510,12 @@ struct intel_model {
 	const struct intel_model *atom;
 	bool hybrid_events;
 	u8 lbr;
+	u8 precise;
 };
 
 static const struct intel_model skylake = {
 	"skylake", "Skylake events", skl_rules, skl_extra, &skl_cache,
-	&skl_cache_rsp, false, -1, skl_events, .lbr = 32,
+	&skl_cache_rsp, false, -1, skl_events, .lbr = 32, .precise = 3,
 };
 
 static const struct intel_model icelake = {
@@ -801,4 +804,16 @@ u64 intel_model_rsp(const struct intel_model *m, int i, u64 *valid)
 int intel_model_lbr(const struct intel_model *m)
 {
 	return m->lbr;
+}
+
+/**
+ * intel_model_precise - the highest precise_ip of the model's PEBS
+ * @m: the model
+ *
+ * Return: 3 where PEBS has precise distribution, 0 when the model has no
+ * PEBS this driver reads.
+ */
+int intel_model_precise(const struct intel_model *m)
+{
+	return m->precise;
 }

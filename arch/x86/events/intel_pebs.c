@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Precise event-based sampling (PEBS) of Intel cores whose records have
+ * format 3 (Skylake to Comet Lake): attr.precise_ip for the events of
+ * the core PMU.
+ *
+ * The CPU writes a record into a buffer the debug store describes
+ * (struct debug_store: the buffer's base, the index of the next record,
+ * its end, and the index at which a PMI is due) when a general counter
+ * whose IA32_PEBS_ENABLE bit is set has wrapped and its event occurs
+ * again, or, for INST_RETIRED.PREC_DIST on counter 1 (precise
+ * distribution), for the instruction that wrapped it.  The record holds
+ * the state after that instruction: its address (the eventing IP), the
+ * next one's, the general registers, the counters it is for, and for
+ * memory events the data address and where the data was.  The counter
+ * then takes the reset value the debug store holds for it.
+ *
+ * Each CPU's debug store (cpu_debug_store, which the CPU entry area maps
+ * on every CPU) gets a buffer, mapped there as well so that the CPU can
+ * write it while user page tables are loaded (page table isolation).
+ * The buffers are allocated for every possible CPU when the first
+ * precise event is made, and kept.  IA32_DS_AREA points at the entry
+ * area's view of the debug store from when the CPU comes up.
+ *
+ * The threshold is one record: each record raises a PMI (GLOBAL_STATUS
+ * OvfBuffer, which the x86 layer hands to drain()), and a counter's
+ * reset value is 0, so the PMI starts the next period as for any
+ * sample, frequency mode included.  A precise event does not interrupt
+ * on its own overflow (no INT bit), and the overflow bits of the PEBS
+ * counters are cleared, not reported: their samples come from records.
+ * In the sample, precise_ip 1 gives the record's IP (the instruction
+ * after the event's); 2 and 3 the eventing IP, marked exact
+ * (PERF_EFLAGS_EXACT in the sample's flags, PERF_RECORD_MISC_EXACT_IP in
+ * its header).  The general registers of PERF_SAMPLE_REGS_INTR are the
+ * record's; the callchain is the interrupted context's.  Cycles with
+ * precise_ip are counted through INST_RETIRED with an inverted threshold
+ * of 16, which every cycle meets (the PREC_DIST form with precise_ip 3),
+ * as upstream does.
+ *
+ * Not here: the other record formats (the adaptive records of Ice Lake
+ * and later, the older ones), large PEBS (several records a PMI, with
+ * counters reloaded by the CPU), PEBS on fixed counters, the load
+ * latency and store latency events, and guests' PEBS.
+ *
+ * Locking: the buffers are allocated under pebs_mutex, before the first
+ * precise event exists; the per-CPU state and the CPU's registers are
+ * changed on their CPU with interrupts off (the x86 layer's add, del,
+ * start, stop and the PMI).
+ */
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/topology.h>
+
+#include <asm/cpu_entry_area.h>
+#include <asm/intel_ds.h>
+#include <asm/msr.h>
+#include <asm/perf_event.h>
+#include <asm/segment.h>
+
+#include "intel_models.h"
+#include "intel_pebs.h"
+
+/* IA32_PERF_CAPABILITIES: trap-like records, and their format (11:8). */
+#define PEBS_CAP_TRAP		BIT_ULL(6)
+#define PEBS_CAP_FORMAT(caps)	(((caps) >> 8) & 0xf)
+#define PEBS_FORMAT_SKL		3
+
+/* Cycles, as precise events count them: every cycle has < 16 retiring. */
+#define PEBS_CYCLES		0x003cULL
+#define PEBS_CYCLES_ALL		0x108000c0ULL	/* INST_RETIRED.TOTAL_CYCLES_PS */
+#define PEBS_CYCLES_PDIST	0x108001c0ULL	/* INST_RETIRED.PREC_DIST, same */
+#define PEBS_PREC_DIST		0x01c0ULL
+
+/* The data source of a store: bit 0, an L1 hit. */
+#define PEBS_DSE_L1_HIT		BIT_ULL(0)
+
+/*
+ * A format 3 record, 200 bytes: the state after the eventing
+ * instruction, then what the record is for.
+ */
+struct pebs_rec {
+	u64 flags;
+	u64 ip;			/* the next instruction */
+	u64 ax;
+	u64 bx;
+	u64 cx;
+	u64 dx;
+	u64 si;
+	u64 di;
+	u64 bp;
+	u64 sp;
+	u64 r8;
+	u64 r9;
+	u64 r10;
+	u64 r11;
+	u64 r12;
+	u64 r13;
+	u64 r14;
+	u64 r15;
+	u64 counters;		/* GLOBAL_STATUS bits of the PEBS counters */
+	u64 addr;		/* a memory event's data linear address */
+	u64 source;		/* a memory event's data source */
+	u64 latency;
+	u64 event_ip;		/* the eventing instruction */
+	u64 tsx;
+	u64 tsc;
+};
+
+static DEFINE_MUTEX(pebs_mutex);
+static bool pebs_ready;		/* every possible CPU has its buffer */
+static bool pebs_present __ro_after_init;
+
+static DEFINE_PER_CPU(struct page *, pebs_pages);
+/* This CPU's counters with PEBS on (IA32_PEBS_ENABLE). */
+static DEFINE_PER_CPU(u64, pebs_on);
+
+/* The debug store as the CPU sees it, through the CPU entry area. */
+static unsigned long pebs_ds_area(int cpu)
+{
+	return (unsigned long)&get_cpu_entry_area(cpu)->cpu_debug_store;
+}
+
+/* Give @cpu its buffer: allocated, mapped, described in its store. */
+static int pebs_alloc(int cpu)
+{
+	struct debug_store *ds = per_cpu_ptr(&cpu_debug_store, cpu);
+	void *cea = &get_cpu_entry_area(cpu)->cpu_debug_buffers.pebs_buffer;
+	unsigned long base = (unsigned long)cea;
+	size_t off, n = PEBS_BUFFER_SIZE / sizeof(struct pebs_rec);
+	struct page *page;
+	phys_addr_t pa;
+
+	if (per_cpu(pebs_pages, cpu))
+		return 0;
+	page = alloc_pages_node(cpu_to_node(cpu), GFP_KERNEL | __GFP_ZERO,
+				get_order(PEBS_BUFFER_SIZE));
+	if (!page)
+		return -ENOMEM;
+	pa = page_to_phys(page);
+	for (off = 0; off < PEBS_BUFFER_SIZE; off += PAGE_SIZE)
+		cea_set_pte(cea + off, pa + off, PAGE_KERNEL);
+	per_cpu(pebs_pages, cpu) = page;
+	ds->pebs_buffer_base = base;
+	ds->pebs_index = base;
+	ds->pebs_absolute_maximum = base + n * sizeof(struct pebs_rec);
+	ds->pebs_interrupt_threshold = base + sizeof(struct pebs_rec);
+	return 0;
+}
+
+/*
+ * The buffers of every possible CPU, made once, before the first
+ * precise event: a CPU that comes up later finds its own.
+ */
+static int pebs_reserve(void)
+{
+	int cpu, err = 0;
+
+	/* Pairs with the release below: the buffers are there once seen. */
+	if (smp_load_acquire(&pebs_ready))
+		return 0;
+	mutex_lock(&pebs_mutex);
+	for_each_possible_cpu(cpu) {
+		err = pebs_alloc(cpu);
+		if (err)
+			break;
+	}
+	if (!err) {
+		/* The debug stores are filled before a precise event is made. */
+		smp_store_release(&pebs_ready, true);
+	}
+	mutex_unlock(&pebs_mutex);
+	return err;
+}
+
+/* The memory access a Skylake event counts, where its records say. */
+static u32 pebs_mem_kind(u64 code)
+{
+	u32 event = code & 0xff, umask = (code >> 8) & 0xff;
+
+	/* No edge, inverse, threshold or AnyThread. */
+	if (code & ~0xffffULL)
+		return 0;
+	/* MEM_LOAD_RETIRED, MEM_LOAD_L3_HIT_RETIRED, _L3_MISS_RETIRED. */
+	if (event >= 0xd1 && event <= 0xd3)
+		return X86_EVENT_PRECISE_LD;
+	/* MEM_INST_RETIRED: STLB misses, locked, split, all; of each kind. */
+	if (event != 0xd0 || hweight8(umask >> 4) != 1)
+		return 0;
+	if ((umask & 0xf) == 1)
+		return X86_EVENT_PRECISE_LD;
+	if ((umask & 0xf) == 2)
+		return X86_EVENT_PRECISE_ST;
+	return 0;
+}
+
+/**
+ * intel_pebs_config - make a precise event of @event (attr.precise_ip)
+ * @event: an event being made, its hw.config set
+ *
+ * Reserves the buffers at the first one.  Cycles take their precise
+ * form; the event stops interrupting on its overflow, and its kind of
+ * memory access, if any, is noted for the data source.
+ *
+ * Return: 0, or -ENOMEM when the buffers cannot be had.
+ */
+int intel_pebs_config(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 code = hwc->config & X86_RAW_EVENT_MASK;
+	int err;
+
+	if (!event->attr.precise_ip)
+		return 0;
+	err = pebs_reserve();
+	if (err)
+		return err;
+	if (code == PEBS_CYCLES) {
+		code = event->attr.precise_ip == 3 ? PEBS_CYCLES_PDIST
+						   : PEBS_CYCLES_ALL;
+		hwc->config = (hwc->config & ~X86_RAW_EVENT_MASK) | code;
+	}
+	/* Edge, inverse, threshold: only the forms that count cycles. */
+	if ((code & X86_ALL_EVENT_FLAGS) && code != PEBS_CYCLES_ALL &&
+	    code != PEBS_CYCLES_PDIST)
+		return -EINVAL;
+	hwc->config &= ~ARCH_PERFMON_EVENTSEL_INT;
+	hwc->flags |= X86_EVENT_PRECISE | pebs_mem_kind(code);
+	return 0;
+}
+
+/*
+ * The counters of a precise event (x86_vendor.precise_constraint), as
+ * upstream's PEBS table for Skylake says: INST_RETIRED.PREC_DIST,
+ * whatever its threshold, on counter 1, any other on the first four.
+ */
+static u64 intel_pebs_constraint(const struct x86_vendor *v, u64 config)
+{
+	return (config & 0xffff) == PEBS_PREC_DIST ? BIT_ULL(1) : GENMASK_ULL(3, 0);
+}
+
+/**
+ * intel_pebs_enable - turn PEBS on for a precise event's counter
+ * @event: the event, its counter (a general one) assigned
+ *
+ * Before its counter starts.  The reset value is 0: the PMI that the
+ * record raises starts the next period.
+ */
+void intel_pebs_enable(struct perf_event *event)
+{
+	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
+	int idx = event->hw.idx;
+	u64 on = __this_cpu_read(pebs_on) | BIT_ULL(idx);
+
+	ds->pebs_event_reset[idx] = 0;
+	__this_cpu_write(pebs_on, on);
+	wrmsrl(MSR_IA32_PEBS_ENABLE, on);
+}
+
+/**
+ * intel_pebs_disable - turn PEBS off for a precise event's counter
+ * @event: the event, its counter stopped
+ */
+void intel_pebs_disable(struct perf_event *event)
+{
+	u64 on = __this_cpu_read(pebs_on) & ~BIT_ULL(event->hw.idx);
+
+	__this_cpu_write(pebs_on, on);
+	wrmsrl(MSR_IA32_PEBS_ENABLE, on);
+}
+
+/**
+ * intel_pebs_counters - this CPU's counters with PEBS on
+ *
+ * Return: their GLOBAL_STATUS bits.
+ */
+u64 intel_pebs_counters(void)
+{
+	return __this_cpu_read(pebs_on);
+}
+
+/**
+ * intel_pebs_cpu_starting - point a CPU coming up at its debug store
+ */
+void intel_pebs_cpu_starting(void)
+{
+	if (!pebs_present)
+		return;
+	__this_cpu_write(pebs_on, 0);
+	wrmsrl(MSR_IA32_PEBS_ENABLE, 0);
+	wrmsrl(MSR_IA32_DS_AREA, pebs_ds_area(smp_processor_id()));
+}
+
+/**
+ * perf_restore_debug_store - point the CPU at its debug store again
+ *
+ * Called on resume from suspend, where IA32_DS_AREA comes back zeroed.
+ */
+void perf_restore_debug_store(void)
+{
+	if (pebs_present)
+		wrmsrl(MSR_IA32_DS_AREA, pebs_ds_area(smp_processor_id()));
+}
+
+/* A sample's data source: a store's L1 hit or miss, a load's kind. */
+static u64 pebs_data_src(const struct perf_event *event, u64 source)
+{
+	union perf_mem_data_src src = { .val = PERF_MEM_NA };
+
+	if (event->hw.flags & X86_EVENT_PRECISE_ST) {
+		src.mem_op = PERF_MEM_OP_STORE;
+		src.mem_lvl = PERF_MEM_LVL_L1 | ((source & PEBS_DSE_L1_HIT) ?
+						 PERF_MEM_LVL_HIT : PERF_MEM_LVL_MISS);
+	} else if (event->hw.flags & X86_EVENT_PRECISE_LD) {
+		src.mem_op = PERF_MEM_OP_LOAD;
+	}
+	return src.val;
+}
+
+static bool pebs_kernel_ip(unsigned long ip)
+{
+#ifdef CONFIG_X86_32
+	return ip >= PAGE_OFFSET;
+#else
+	return (long)ip < 0;
+#endif
+}
+
+/* What a record makes of @event's sample (x86_record_fill_t). */
+static void pebs_fill(struct perf_event *event, struct perf_sample_data *data,
+		      struct pt_regs *regs, const struct pt_regs *iregs,
+		      const void *p)
+{
+	const struct pebs_rec *r = p;
+	u64 st = event->attr.sample_type;
+	bool exact = event->attr.precise_ip > 1;
+	unsigned long ip = exact ? r->event_ip : r->ip;
+
+	regs->flags = (r->flags & ~PERF_EFLAGS_EXACT) |
+		      (exact ? PERF_EFLAGS_EXACT : 0);
+	regs->ip = ip;
+	regs->cs = pebs_kernel_ip(ip) ? __KERNEL_CS : __USER_CS;
+	if (st & PERF_SAMPLE_REGS_INTR) {
+		regs->ax = r->ax;
+		regs->bx = r->bx;
+		regs->cx = r->cx;
+		regs->dx = r->dx;
+		regs->si = r->si;
+		regs->di = r->di;
+		regs->bp = r->bp;
+		regs->sp = r->sp;
+#ifdef CONFIG_X86_64
+		regs->r8 = r->r8;
+		regs->r9 = r->r9;
+		regs->r10 = r->r10;
+		regs->r11 = r->r11;
+		regs->r12 = r->r12;
+		regs->r13 = r->r13;
+		regs->r14 = r->r14;
+		regs->r15 = r->r15;
+#endif
+	}
+	if (st & (PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR |
+		  PERF_SAMPLE_DATA_PAGE_SIZE)) {
+		data->addr = r->addr;
+		data->sample_flags |= PERF_SAMPLE_ADDR;
+	}
+	if (st & PERF_SAMPLE_DATA_SRC) {
+		data->data_src.val = pebs_data_src(event, r->source);
+		data->sample_flags |= PERF_SAMPLE_DATA_SRC;
+	}
+	/* The callchain of the interrupted context, as upstream's. */
+	if (st & PERF_SAMPLE_CALLCHAIN)
+		perf_sample_save_callchain(data, event, (struct pt_regs *)iregs);
+}
+
+/*
+ * The PMI's drain: each record is a sample of the events of the counters
+ * it names that have PEBS on; the buffer is then empty again.
+ */
+static void intel_pebs_drain(struct pt_regs *iregs)
+{
+	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
+	u64 on = __this_cpu_read(pebs_on), which;
+	const struct pebs_rec *r, *end;
+
+	if (!ds->pebs_buffer_base)
+		return;
+	r = (const struct pebs_rec *)(unsigned long)ds->pebs_buffer_base;
+	end = (const struct pebs_rec *)(unsigned long)ds->pebs_index;
+	ds->pebs_index = ds->pebs_buffer_base;
+	for (; r < end; r++) {
+		for (which = r->counters & on; which; which &= which - 1)
+			x86_pmu_record(__ffs64(which), iregs, pebs_fill, r);
+	}
+}
+
+NOKPROBE_SYMBOL(intel_pebs_drain);
+
+/*
+ * The events/ files upstream adds where there is PEBS: the perf tool's
+ * mem-loads (MEM_TRANS_RETIRED.LOAD_LATENCY, which needs the load
+ * latency register) and mem-stores (MEM_INST_RETIRED.ALL_STORES).
+ */
+X86_EVENT_STR(pebs_mem_loads, "mem-loads", "event=0xcd,umask=0x1,ldlat=3");
+X86_EVENT_STR(pebs_mem_stores, "mem-stores", "event=0xd0,umask=0x82");
+
+static struct attribute *pebs_events[] __initdata = {
+	&pebs_mem_loads.attr.attr,
+	&pebs_mem_stores.attr.attr,
+	NULL,
+};
+
+/**
+ * intel_pebs_events - the events/ files of a core with PEBS
+ *
+ * Return: a NULL-terminated list, for a description whose max_precise
+ * intel_pebs_probe() set.
+ */
+struct attribute ** __init intel_pebs_events(void)
+{
+	return pebs_events;
+}
+
+/**
+ * intel_pebs_probe - find the model's PEBS
+ * @m: the model's tables
+ * @caps: IA32_PERF_CAPABILITIES
+ * @gp: the general counters, on which PEBS works
+ * @v: the description of the core's counters: the precise hooks are
+ *	filled in when there is PEBS this driver reads
+ *
+ * Return: the highest precise_ip, 0 when there is no such PEBS.
+ */
+int __init intel_pebs_probe(const struct intel_model *m, u64 caps, u64 gp,
+			    struct x86_vendor *v)
+{
+	int precise = intel_model_precise(m);
+
+	if (!precise || !boot_cpu_has(X86_FEATURE_PEBS) ||
+	    !boot_cpu_has(X86_FEATURE_DTES64) ||
+	    PEBS_CAP_FORMAT(caps) != PEBS_FORMAT_SKL || !(caps & PEBS_CAP_TRAP))
+		return 0;
+	pebs_present = true;
+	v->max_precise = precise;
+	v->precise_counters = gp;
+	v->precise_constraint = intel_pebs_constraint;
+	v->drain = intel_pebs_drain;
+	return precise;
+}
