@@ -545,6 +545,9 @@ static const struct sysfs_file model_files[] = {
 	{ "skx", "events/topdown-recovery-bubbles", "event=0xd,umask=0x1,cmask=1" },
 	{ "skx", "events/topdown-recovery-bubbles.scale", "4" },
 	{ "spr", "events/mem-loads-aux", "event=0x03,umask=0x82\n" },
+	/* Where there is PEBS (the emulated Skylake-SP's). */
+	{ "skx", "events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n" },
+	{ "skx", "events/mem-stores", "event=0xd0,umask=0x82\n" },
 	{ NULL, "format/event", "config:0-7\n" },
 	{ NULL, "format/umask", "config:8-15\n" },
 	{ NULL, "format/edge", "config:18\n" },

@@ -311,4 +311,101 @@ TEST_F(pebs, cycles_and_instructions_exact)
 	}
 }
 
+/*
+ * Open a user-space event of this task, in the group of @group (or
+ * alone, disabled, at -1); its fd, or -errno.
+ */
+static int pebs_open(uint32_t type, uint64_t config, int precise, int sampling,
+		     int group)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = type,
+		.config = config,
+		.sample_period = sampling ? 10007 : 0,
+		.sample_type = PERF_SAMPLE_IP,
+		.precise_ip = precise,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		/* Members on: a disabled one is not counted in the group's needs. */
+		.disabled = group < 0,
+	};
+	int fd = sys_perf_event_open(&attr, 0, -1, group, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The events upstream's Skylake driver takes with precise_ip, and those
+ * it refuses: a counting event (EINVAL), an edge, inverse or threshold
+ * other than the cycles forms (EINVAL), and groups that need more PEBS
+ * counters than there are: five events, or INST_RETIRED.PREC_DIST twice
+ * (counter 1 only).  Reference cycles, which only a fixed counter counts
+ * otherwise, go on a general one.
+ */
+TEST_F(pebs, precise_errnos)
+{
+	static const struct {
+		const char *what;
+		uint32_t type;
+		uint64_t config;
+		int precise, sampling, err;
+	} c[] = {
+		{ "ref-cycles:pp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 2, 1, 0 },
+		{ "counting cycles:pp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 2, 0,
+		  EINVAL },
+		{ "raw 0x10000c4 (cmask 1):p", PERF_TYPE_RAW, 0x10000c4, 1, 1, EINVAL },
+		{ "raw 0x8000c4 (inv):p", PERF_TYPE_RAW, 0x8000c4, 1, 1, EINVAL },
+		{ "raw 0x40c4 (edge):p", PERF_TYPE_RAW, 0x440c4, 1, 1, EINVAL },
+		{ "raw 0x108000c0:p", PERF_TYPE_RAW, 0x108000c0, 1, 1, 0 },
+		{ "raw 0x1c0:ppp", PERF_TYPE_RAW, 0x1c0, 3, 1, 0 },
+		{ "L1-dcache-loads:pp", PERF_TYPE_HW_CACHE, 0, 2, 1, 0 },
+	};
+	int fd[5], i, err;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		err = pebs_open(c[i].type, c[i].config, c[i].precise, c[i].sampling, -1);
+		if (err >= 0)
+			close(err);
+		TH_LOG("%s: %s", c[i].what, err >= 0 ? "opens" : strerror(-err));
+		EXPECT_EQ(err >= 0 ? 0 : -err, c[i].err);
+	}
+	/* Four PEBS counters: the fifth member does not fit. */
+	for (i = 0; i < 5; i++) {
+		fd[i] = pebs_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 2, 1,
+				  i ? fd[0] : -1);
+		if (i < 4)
+			ASSERT_GE(fd[i], 0);
+	}
+	EXPECT_EQ(fd[4], -EINVAL);
+	for (i = 0; i < 4; i++)
+		close(fd[i]);
+	/* PREC_DIST has counter 1 only. */
+	fd[0] = pebs_open(PERF_TYPE_RAW, 0x1c0, 3, 1, -1);
+	ASSERT_GE(fd[0], 0);
+	fd[1] = pebs_open(PERF_TYPE_RAW, 0x1c0, 3, 1, fd[0]);
+	EXPECT_EQ(fd[1], -EINVAL);
+	if (fd[1] >= 0)
+		close(fd[1]);
+	close(fd[0]);
+}
+
+/*
+ * The other emulated PMUs have no PEBS: caps/max_precise is 0 and a
+ * precise event EOPNOTSUPP, on upstream's drivers and ours.
+ */
+TEST(no_pebs_elsewhere)
+{
+	int err;
+
+	if (pmu_is("skx") || pmu_is("none") ||
+	    access("/sys/bus/event_source/devices/cpu/type", F_OK))
+		SKIP(return, "PMU=skx has PEBS; the others have a \"cpu\" PMU without");
+	EXPECT_EQ(precise_max(), 0);
+	err = pebs_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, 1, -1);
+	if (err >= 0)
+		close(err);
+	EXPECT_EQ(err, -EOPNOTSUPP);
+}
+
 TEST_HARNESS_MAIN
