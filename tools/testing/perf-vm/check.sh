@@ -294,7 +294,7 @@ runs_of() {
 			fuzz debug 4 skx
 			# Branch stacks under KASAN and lockdep.
 			# shellcheck disable=SC2046
-			PMU=skx run "pmu-skx-debug-smp2" debug 2 2048 3600 $(paths hw_lbr)
+			PMU=skx run "pmu-skx-debug-smp2" debug 2 2048 3600 $(paths hw_lbr hw_pebs)
 		fi
 		# The hardware-event tests under KASAN and lockdep (7 min):
 		# make check has them on ours and fuzzes the debug kernel on

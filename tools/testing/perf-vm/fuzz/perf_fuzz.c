@@ -456,6 +456,8 @@ static int nr_pmus;
 static int perf_test_type = -1;
 /* The depth of the cpu PMU's branch stack (caps/branches), 0 for none. */
 static long lbr_depth;
+/* The highest precise_ip the cpu PMU takes (caps/max_precise), 0: none. */
+static long max_precise;
 static uint64_t *tp_ids;
 static int nr_tp;
 static bool tracefs_mounted;
@@ -502,6 +504,7 @@ static bool kind_disabled[NR_OP_KINDS];	/* -x */
 static unsigned long st_ops, st_opens, st_open_ok, st_skipped;
 /* Hardware events opened that sample branch stacks. */
 static unsigned long st_brstack_ok;
+static unsigned long st_precise_ok;
 static unsigned long st_open_err[256];
 static unsigned long st_kind[NR_OP_KINDS];
 static unsigned long st_forks, st_ring_recs, st_ring_odd;
@@ -1846,6 +1849,45 @@ static void gen_branch_event(struct rng *r, struct perf_event_attr *a)
 	a->branch_sample_type = gen_branch_filter(r);
 }
 
+/*
+ * Where the cpu PMU has precise events (PEBS): a hardware or raw event
+ * with precise_ip, sampling what a precise sample adds (the data address
+ * and source, the record's registers, a callchain), which the generic
+ * choices make too rarely to matter.
+ */
+static void gen_precise_event(struct rng *r, struct perf_event_attr *a)
+{
+	static const uint64_t hw[] = {
+		PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS,
+		PERF_COUNT_HW_BRANCH_INSTRUCTIONS, PERF_COUNT_HW_REF_CPU_CYCLES,
+	};
+	/* Loads and stores retired, INST_RETIRED.PREC_DIST, cycles' forms. */
+	static const uint64_t raw[] = {
+		0x81d0, 0x82d0, 0x1c0, 0x108000c0, 0x108001c0, 0x10000c4,
+	};
+	static const uint64_t periods[] = { 97, 1000, 10007, 100000 };
+
+	if (one_in(r, 3)) {
+		a->type = PERF_TYPE_RAW;
+		a->config = raw[rnd_below(r, ARRAY_SIZE(raw))];
+	} else {
+		a->type = PERF_TYPE_HARDWARE;
+		a->config = hw[rnd_below(r, ARRAY_SIZE(hw))];
+	}
+	a->precise_ip = 1 + rnd_below(r, (uint64_t)max_precise);
+	a->freq = one_in(r, 4);
+	if (a->freq)
+		a->sample_freq = 1000 + rnd_below(r, 10000);
+	else
+		a->sample_period = periods[rnd_below(r, ARRAY_SIZE(periods))];
+	a->sample_type |= PERF_SAMPLE_IP |
+			  rnd_bits(r, PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC |
+				   PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_CALLCHAIN |
+				   PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_TIME, 3);
+	if (a->sample_type & PERF_SAMPLE_REGS_INTR)
+		a->sample_regs_intr = gen_regs(r, true);
+}
+
 /* One deliberate mistake in an otherwise plausible attribute. */
 static void mutate_attr(struct rng *r, struct perf_event_attr *a)
 {
@@ -1956,6 +1998,9 @@ static enum ev_kind gen_attr(struct rng *r, struct perf_event_attr *a, bool vali
 	gen_dependent(r, a, valid);
 	if (valid && lbr_depth && one_in(r, 4)) {
 		gen_branch_event(r, a);
+		k = K_HW;
+	} else if (valid && max_precise && one_in(r, 4)) {
+		gen_precise_event(r, a);
 		k = K_HW;
 	}
 	if (!valid) {
@@ -2070,6 +2115,9 @@ static int exec_open(struct open_args *a)
 		if (fd >= 0 && seen.type == PERF_TYPE_HARDWARE &&
 		    (seen.sample_type & PERF_SAMPLE_BRANCH_STACK))
 			st_brstack_ok++;
+		if (fd >= 0 && seen.precise_ip &&
+		    (seen.type == PERF_TYPE_HARDWARE || seen.type == PERF_TYPE_RAW))
+			st_precise_ok++;
 		if (fd < 0)
 			st_open_err[err < 256 ? err : 255]++;
 	}
@@ -4526,6 +4574,9 @@ static void discover_pmus(void)
 	closedir(d);
 	if (read_long_file("/sys/bus/event_source/devices/cpu/caps/branches", &lbr_depth))
 		lbr_depth = 0;
+	if (read_long_file("/sys/bus/event_source/devices/cpu/caps/max_precise",
+			   &max_precise) || max_precise < 0 || max_precise > 3)
+		max_precise = 0;
 	qsort(pmus, (size_t)nr_pmus, sizeof(pmus[0]), cmp_pmu);
 	for (type = 0; type < nr_pmus; type++)
 		if (!strcmp(pmus[type].name, "perf_test"))
@@ -4836,9 +4887,10 @@ static void print_summary(double secs, int restore)
 	sb_put(sb, "perf_fuzz: seed=0x%llx mode=%s ops=%lu secs=%.1f ops/s=%.0f",
 	       (unsigned long long)g_seed, replaying ? "replay" : "fuzz", st_ops, secs,
 	       secs > 0 ? (double)st_ops / secs : 0.0);
-	sb_put(sb, " opens=%lu open_ok=%lu (%.1f%%) brstack_ok=%lu open_errno={", st_opens,
-	       st_open_ok, st_opens ? 100.0 * (double)st_open_ok / (double)st_opens : 0.0,
-	       st_brstack_ok);
+	sb_put(sb, " opens=%lu open_ok=%lu (%.1f%%) brstack_ok=%lu precise_ok=%lu open_errno={",
+	       st_opens, st_open_ok,
+	       st_opens ? 100.0 * (double)st_open_ok / (double)st_opens : 0.0,
+	       st_brstack_ok, st_precise_ok);
 	for (i = 1; i < 256; i++) {
 		if (st_open_err[i]) {
 			sb_put(sb, "%s%s:%lu", sep, errname(i), st_open_err[i]);

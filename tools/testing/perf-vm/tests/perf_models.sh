@@ -9,7 +9,8 @@
 # events of old, system-wide.  On the hybrid Alder Lake perf shows each
 # event per core type (cpu_core, cpu_atom) and takes topdown from the
 # P-cores.  On Skylake, perf record -b and --call-graph lbr take branch
-# stacks and call stacks from the LBR.  Prints TAP.
+# stacks and call stacks from the LBR, and -e cycles:pp precise samples
+# from PEBS.  Prints TAP.
 dir=$(cd "$(dirname "$0")" && pwd)
 target=$dir/perf_hw_target
 pmu=${PERFTEST_PMU:-none}
@@ -77,6 +78,18 @@ if [ "$width" -eq 0 ]; then
 	hit=$(grep -A1 ' loop+0x' c.out | grep -c ' main+0x')
 	[ "$all" -ge 50 ] && [ "$((hit * 10))" -ge "$((all * 9))" ]
 	result $? "script: $hit of $all samples have loop called from main" c.out
+	# Precise cycles from PEBS: each sample exact, on an instruction of
+	# the loop (a dec and a jnz) in nine of ten.
+	perf record -q -o p.data -e cycles:ppu -c 10007 -- "$target" 1000000 \
+		>/dev/null 2>p.err
+	result $? "record -e cycles:ppu exits 0" p.err
+	perf script -i p.data -F ip,sym 2>/dev/null | awk '{ print $2 }' >p.out
+	all=$(grep -c . p.out)
+	hit=$(grep -cE '^loop\+0x[0-9a-f]+$' p.out)
+	[ "$all" -ge 50 ] && [ "$((hit * 10))" -ge "$((all * 9))" ]
+	result $? "script -F ip,sym: $hit of $all precise samples in the loop" p.out
+	perf report -i p.data --stdio -F sym 2>/dev/null | grep -q 'loop'
+	result $? "report: the loop" p.out
 	tap_done
 	exit
 fi
