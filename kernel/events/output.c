@@ -408,9 +408,14 @@ void perf_prepare_sample(struct perf_sample_data *data,
 {
 	u64 st = event->attr.sample_type;
 	u64 todo = st & ~data->sample_flags;
-	u64 empty;
+	u64 empty, time = 0;
 
+	/* A time the PMU gave (a record's) is kept. */
+	if (data->sample_flags & PERF_SAMPLE_TIME)
+		time = data->time;
 	fill_id_fields(data, event, st);
+	if (data->sample_flags & PERF_SAMPLE_TIME)
+		data->time = time;
 
 	/* CODE_PAGE_SIZE is about the sampled instruction: it needs the IP. */
 	if (todo & (PERF_SAMPLE_IP | PERF_SAMPLE_CODE_PAGE_SIZE))
