@@ -289,8 +289,16 @@ static void cpu_stop(struct perf_event *event, int flags)
 
 static void cpu_read(struct perf_event *event)
 {
+	const struct x86_vendor *v = x86_v(event);
+
 	if (event->hw.state & PERF_HES_UPTODATE)
 		return;
+	/* Records not drained yet hold some of a reloading event's count. */
+	if ((event->hw.flags & X86_EVENT_PRECISE_LARGE) && v->drain) {
+		perf_pmu_disable(event->pmu);
+		v->drain(NULL);
+		perf_pmu_enable(event->pmu);
+	}
 	if (x86_event_folded(event))
 		x86_fold(this_cpu_ptr(&x86_cpu_pmu));
 	else
@@ -959,14 +967,18 @@ NOKPROBE_SYMBOL(x86_pmi);
  * @iregs: the interrupted registers
  * @fill: what the record adds to the sample and its registers
  * @rec: the record
+ * @overflow: the sample is an overflow's (throttling, signals, the
+ *	event's limit and BPF program): in the PMI, the event's last record
+ *	of the drain; the others are only written out
  *
- * Called in the PMI by the vendor's drain().  The event on counter @idx,
- * if it still runs there, has its count folded and its next period
- * started, as at an overflow, and the sample @fill completes goes to
- * perf_event_overflow().
+ * Called by the vendor's drain().  The event on counter @idx, if it
+ * still runs there, has its count folded and its next period started,
+ * as at an overflow (a reloading event's count was folded for all its
+ * records), and the sample @fill completes goes to perf_event_overflow()
+ * or perf_event_output().
  */
 void x86_pmu_record(int idx, struct pt_regs *iregs, x86_record_fill_t fill,
-		    const void *rec)
+		    const void *rec, bool overflow)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
 	struct perf_sample_data data;
@@ -979,21 +991,67 @@ void x86_pmu_record(int idx, struct pt_regs *iregs, x86_record_fill_t fill,
 	ev = c->placed[idx];
 	if (!ev || !(c->running & BIT_ULL(idx)))
 		return;
-	x86_event_update(ev);
-	due = x86_set_period(ev);
-	perf_event_update_userpage_offset(ev);
-	if (!due)
-		return;
+	/* A reloading event's count was folded for all its records. */
+	if (ev->hw.flags & X86_EVENT_RELOAD) {
+		ev->hw.last_period = ev->hw.sample_period;
+	} else {
+		x86_event_update(ev);
+		due = x86_set_period(ev);
+		perf_event_update_userpage_offset(ev);
+		if (!due)
+			return;
+	}
 	perf_sample_data_init(&data, 0, ev->hw.last_period);
 	regs = *iregs;
 	fill(ev, &data, &regs, iregs, rec);
 	if (has_branch_stack(ev) && x86_v(ev)->branch_stack)
 		x86_v(ev)->branch_stack(ev, &data);
-	if (perf_event_overflow(ev, &data, &regs))
+	if (!overflow)
+		perf_event_output(ev, &data, &regs);
+	else if (perf_event_overflow(ev, &data, &regs))
 		cpu_stop(ev, 0);
 }
 
 NOKPROBE_SYMBOL(x86_pmu_record);
+
+/**
+ * x86_pmu_reload_fold - fold a reloading event's count over its records
+ * @idx: the counter whose event the records are for (X86_EVENT_RELOAD)
+ * @records: how many, each a period that ended
+ *
+ * Called by the vendor's drain() with the counters stopped, before it
+ * hands the records to x86_pmu_record().  The counter went from where
+ * it was last read to its wrap, then @records - 1 whole periods, then
+ * from -period to where it is: what it reads now, less what it read,
+ * plus @records periods.
+ */
+void x86_pmu_reload_fold(int idx, u64 records)
+{
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	struct perf_event *ev;
+	struct hw_perf_event *hwc;
+	int shift;
+	s64 now, was;
+	u64 raw;
+
+	if (idx < 0 || idx >= X86_ASSIGN_COUNTERS)
+		return;
+	ev = c->placed[idx];
+	if (!ev || !(c->running & BIT_ULL(idx)) ||
+	    !(ev->hw.flags & X86_EVENT_RELOAD))
+		return;
+	hwc = &ev->hw;
+	shift = 64 - x86_v(ev)->width;
+	raw = x86_v(ev)->read(idx);
+	now = (s64)(raw << shift) >> shift;
+	was = (s64)(local64_read(&hwc->prev_count) << shift) >> shift;
+	local64_set(&hwc->prev_count, raw);
+	local64_add(now - was + records * hwc->sample_period, &ev->count);
+	local64_set(&hwc->period_left, -now);
+	perf_event_update_userpage(ev);
+}
+
+NOKPROBE_SYMBOL(x86_pmu_reload_fold);
 
 /**
  * perf_events_lapic_init - program the local APIC's performance vector

@@ -39,6 +39,17 @@
 #define X86_EVENT_PRECISE_ST	BIT(4)
 
 /*
+ * hw.flags of a precise event whose counter the CPU reloads with
+ * -period at each record (a fixed period): the vendor's drain() folds
+ * its count for all its records at once (x86_pmu_reload_fold()), and
+ * its samples do not start periods.  With X86_EVENT_PRECISE_LARGE, the
+ * CPU keeps many records before it interrupts: they are drained as
+ * well when the event stops and when it is read.
+ */
+#define X86_EVENT_RELOAD	BIT(5)
+#define X86_EVENT_PRECISE_LARGE	BIT(6)
+
+/*
  * The status bit (a vendor's status()) that says the vendor's buffer of
  * records reached its threshold: the PMI calls drain().  Intel's
  * GLOBAL_STATUS OvfBuffer (GLOBAL_STATUS_BUFFER_OVF_BIT).
@@ -128,9 +139,9 @@
  * @precise_counters: the counters precise events may count on
  * @precise_constraint: which of those a precise event's config may use
  *	(its rules replace @constraint's for precise events)
- * @drain: in the PMI, turn the records the vendor's buffer holds into
- *	samples (x86_pmu_record()), @iregs being the interrupted
- *	registers; with @max_precise
+ * @drain: turn the records the vendor's buffer holds into samples
+ *	(x86_pmu_record()), @iregs being the interrupted registers in the
+ *	PMI, NULL when an event is read or stops; with @max_precise
  *
  * The hooks that take @v describe the counters of that description
  * (event_map, cache_event, constraint and hw_config run on any CPU); the
@@ -201,7 +212,8 @@ typedef void (*x86_record_fill_t)(struct perf_event *event,
 				  const struct pt_regs *iregs, const void *rec);
 
 void x86_pmu_record(int idx, struct pt_regs *iregs, x86_record_fill_t fill,
-		    const void *rec);
+		    const void *rec, bool overflow);
+void x86_pmu_reload_fold(int idx, u64 records);
 
 /*
  * A static events/ file @_var named @_name (dashes allowed, which
