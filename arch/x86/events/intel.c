@@ -202,7 +202,7 @@ static int intel_hw_config(const struct x86_vendor *v, struct perf_event *event)
 
 /*
  * The offcore response register and the LBR_SELECT an event needs, held
- * as it is added.
+ * as it is added; a precise event's part in the CPU's PEBS threshold.
  */
 static int intel_get_extra(const struct x86_vendor *v, struct perf_event *event)
 {
@@ -215,13 +215,19 @@ static int intel_get_extra(const struct x86_vendor *v, struct perf_event *event)
 	if (err)
 		return err;
 	err = intel_lbr_get(event);
-	if (err)
+	if (err) {
 		intel_rsp_put(event);
-	return err;
+		return err;
+	}
+	if (event->hw.flags & X86_EVENT_PRECISE)
+		intel_pebs_add(event);
+	return 0;
 }
 
 static void intel_put_extra(const struct x86_vendor *v, struct perf_event *event)
 {
+	if (event->hw.flags & X86_EVENT_PRECISE)
+		intel_pebs_del(event);
 	intel_lbr_put(event);
 	intel_rsp_put(event);
 }

@@ -22,12 +22,19 @@
  * precise event is made, and kept.  IA32_DS_AREA points at the entry
  * area's view of the debug store from when the CPU comes up.
  *
- * The threshold is one record: each record raises a PMI (GLOBAL_STATUS
- * OvfBuffer, which the x86 layer hands to drain()), and a counter's
- * reset value is 0, so the PMI starts the next period as for any
- * sample, frequency mode included.  A precise event does not interrupt
- * on its own overflow (no INT bit), and the overflow bits of the PEBS
- * counters are cleared, not reported: their samples come from records.
+ * A record at the interrupt threshold raises a PMI (GLOBAL_STATUS
+ * OvfBuffer, which the x86 layer hands to drain()).  In frequency mode
+ * the threshold is one record and the counter's reset value 0: the PMI
+ * starts the next period as for any sample.  With a fixed period the
+ * counter reloads -period at each record (X86_EVENT_RELOAD), and when
+ * every precise event on the CPU samples only what a record holds
+ * (upstream's large PEBS flags) the threshold is the buffer's end, less
+ * a record per counter: many records a PMI.  Then the buffer is drained
+ * too when such an event stops, when it is read, and when a task leaves
+ * the CPU (sched_task), since records do not say whose they are.  A
+ * precise event does not interrupt on its own overflow (no INT bit),
+ * and the overflow bits of the PEBS counters are cleared, not reported:
+ * their samples come from records.
  * In the sample, precise_ip 1 gives the record's IP (the instruction
  * after the event's); 2 and 3 the eventing IP, marked exact
  * (PERF_EFLAGS_EXACT in the sample's flags, PERF_RECORD_MISC_EXACT_IP in
@@ -38,9 +45,8 @@
  * as upstream does.
  *
  * Not here: the other record formats (the adaptive records of Ice Lake
- * and later, the older ones), large PEBS (several records a PMI, with
- * counters reloaded by the CPU), PEBS on fixed counters, the load
- * latency and store latency events, and guests' PEBS.
+ * and later, the older ones), PEBS on fixed counters, the load latency
+ * and store latency events, and guests' PEBS.
  *
  * Locking: the buffers are allocated under pebs_mutex, before the first
  * precise event exists; the per-CPU state and the CPU's registers are
@@ -53,13 +59,16 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/sched/clock.h>
 #include <linux/topology.h>
 
 #include <asm/cpu_entry_area.h>
 #include <asm/intel_ds.h>
 #include <asm/msr.h>
 #include <asm/perf_event.h>
+#include <asm/perf_regs.h>
 #include <asm/segment.h>
+#include <asm/timer.h>
 
 #include "intel_models.h"
 #include "intel_pebs.h"
@@ -77,6 +86,24 @@
 
 /* The data source of a store: bit 0, an L1 hit. */
 #define PEBS_DSE_L1_HIT		BIT_ULL(0)
+
+/* The PEBS counters, each of which may have a record past the threshold. */
+#define PEBS_COUNTERS		4
+
+/* What the samples of large PEBS may hold: what a record has. */
+#define PEBS_LARGE_SAMPLE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID |		\
+				 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |		\
+				 PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID |	\
+				 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_IDENTIFIER | \
+				 PERF_SAMPLE_TRANSACTION |			\
+				 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_REGS_INTR | \
+				 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_PERIOD |	\
+				 PERF_SAMPLE_CODE_PAGE_SIZE |			\
+				 PERF_SAMPLE_WEIGHT_TYPE | PERF_SAMPLE_TIME)
+
+/* The registers a record has, as PERF_REG_X86_* bits. */
+#define PEBS_REGS		(GENMASK_ULL(PERF_REG_X86_FLAGS, PERF_REG_X86_AX) | \
+				 GENMASK_ULL(PERF_REG_X86_R15, PERF_REG_X86_R8))
 
 /*
  * A format 3 record, 200 bytes: the state after the eventing
@@ -113,10 +140,35 @@ struct pebs_rec {
 static DEFINE_MUTEX(pebs_mutex);
 static bool pebs_ready;		/* every possible CPU has its buffer */
 static bool pebs_present __ro_after_init;
+static u64 pebs_width_mask __ro_after_init;	/* a counter's bits */
 
 static DEFINE_PER_CPU(struct page *, pebs_pages);
-/* This CPU's counters with PEBS on (IA32_PEBS_ENABLE). */
-static DEFINE_PER_CPU(u64, pebs_on);
+
+/**
+ * struct pebs_cpu - one CPU's precise events
+ * @on: the counters with PEBS on (IA32_PEBS_ENABLE)
+ * @n: precise events added
+ * @n_large: of which with large PEBS
+ * @cb: the CPU asked for sched_task (every one large)
+ * @pmu: whose sched_task
+ * @draining: in drain(), which what it calls may call again
+ */
+struct pebs_cpu {
+	u64 on;
+	int n;
+	int n_large;
+	bool cb;
+	struct pmu *pmu;
+	bool draining;
+};
+
+static DEFINE_PER_CPU(struct pebs_cpu, pebs_cpu);
+
+/* The sched_task of the LBR, which PEBS's calls after its own. */
+static void (*pebs_next_sched_task)(struct perf_event_pmu_context *epc,
+				    struct task_struct *task, bool sched_in);
+
+static void intel_pebs_drain(struct pt_regs *iregs);
 
 /* The debug store as the CPU sees it, through the CPU entry area. */
 static unsigned long pebs_ds_area(int cpu)
@@ -197,6 +249,25 @@ static u32 pebs_mem_kind(u64 code)
 	return 0;
 }
 
+/*
+ * What the samples of @event may hold for large PEBS: the record's TSC
+ * is no clock of the user's choice, and its registers are only user
+ * space's when the event leaves the kernel out.
+ */
+static u64 pebs_large_sample(const struct perf_event *event)
+{
+	u64 ok = PEBS_LARGE_SAMPLE;
+
+	if (event->attr.use_clockid)
+		ok &= ~PERF_SAMPLE_TIME;
+	if (!event->attr.exclude_kernel ||
+	    (event->attr.sample_regs_user & ~PEBS_REGS))
+		ok &= ~PERF_SAMPLE_REGS_USER;
+	if (event->attr.sample_regs_intr & ~PEBS_REGS)
+		ok &= ~PERF_SAMPLE_REGS_INTR;
+	return ok;
+}
+
 /**
  * intel_pebs_config - make a precise event of @event (attr.precise_ip)
  * @event: an event being made, its hw.config set
@@ -229,6 +300,16 @@ int intel_pebs_config(struct perf_event *event)
 		return -EINVAL;
 	hwc->config &= ~ARCH_PERFMON_EVENTSEL_INT;
 	hwc->flags |= X86_EVENT_PRECISE | pebs_mem_kind(code);
+	/*
+	 * A fixed period: the CPU reloads the counter.  Unless a wakeup
+	 * comes every so many samples (they must be seen as they come).
+	 */
+	if (!event->attr.freq &&
+	    !(event->attr.wakeup_events && !event->attr.watermark)) {
+		hwc->flags |= X86_EVENT_RELOAD;
+		if (!(event->attr.sample_type & ~pebs_large_sample(event)))
+			hwc->flags |= X86_EVENT_PRECISE_LARGE;
+	}
 	return 0;
 }
 
@@ -252,12 +333,15 @@ static u64 intel_pebs_constraint(const struct x86_vendor *v, u64 config)
 void intel_pebs_enable(struct perf_event *event)
 {
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
-	int idx = event->hw.idx;
-	u64 on = __this_cpu_read(pebs_on) | BIT_ULL(idx);
+	struct pebs_cpu *pc = this_cpu_ptr(&pebs_cpu);
+	struct hw_perf_event *hwc = &event->hw;
+	int idx = hwc->idx;
 
 	ds->pebs_event_reset[idx] = 0;
-	__this_cpu_write(pebs_on, on);
-	wrmsrl(MSR_IA32_PEBS_ENABLE, on);
+	if (hwc->flags & X86_EVENT_RELOAD)
+		ds->pebs_event_reset[idx] = -hwc->sample_period & pebs_width_mask;
+	pc->on |= BIT_ULL(idx);
+	wrmsrl(MSR_IA32_PEBS_ENABLE, pc->on);
 }
 
 /**
@@ -266,10 +350,83 @@ void intel_pebs_enable(struct perf_event *event)
  */
 void intel_pebs_disable(struct perf_event *event)
 {
-	u64 on = __this_cpu_read(pebs_on) & ~BIT_ULL(event->hw.idx);
+	struct pebs_cpu *pc = this_cpu_ptr(&pebs_cpu);
 
-	__this_cpu_write(pebs_on, on);
-	wrmsrl(MSR_IA32_PEBS_ENABLE, on);
+	/* Its records first, while it still runs. */
+	if (pc->n_large)
+		intel_pebs_drain(NULL);
+	pc->on &= ~BIT_ULL(event->hw.idx);
+	wrmsrl(MSR_IA32_PEBS_ENABLE, pc->on);
+}
+
+/*
+ * The interrupt threshold: the buffer's end, less a record per counter,
+ * when every precise event on the CPU takes large PEBS; else one record.
+ */
+static void pebs_threshold(struct pebs_cpu *pc)
+{
+	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
+
+	if (pc->n && pc->n == pc->n_large)
+		ds->pebs_interrupt_threshold = ds->pebs_absolute_maximum -
+			PEBS_COUNTERS * sizeof(struct pebs_rec);
+	else
+		ds->pebs_interrupt_threshold = ds->pebs_buffer_base +
+			sizeof(struct pebs_rec);
+}
+
+/* A precise event comes (@add) or goes: the threshold, sched_task. */
+static void pebs_account(struct perf_event *event, bool add)
+{
+	struct pebs_cpu *pc = this_cpu_ptr(&pebs_cpu);
+	int d = add ? 1 : -1;
+	bool cb;
+
+	pc->n += d;
+	if (event->hw.flags & X86_EVENT_PRECISE_LARGE)
+		pc->n_large += d;
+	pebs_threshold(pc);
+	cb = pc->n && pc->n == pc->n_large;
+	if (cb == pc->cb)
+		return;
+	pc->cb = cb;
+	if (cb) {
+		pc->pmu = event->pmu;
+		perf_sched_cb_inc(pc->pmu);
+	} else {
+		perf_sched_cb_dec(pc->pmu);
+	}
+}
+
+/**
+ * intel_pebs_add - a precise event is added to this CPU
+ * @event: the event
+ */
+void intel_pebs_add(struct perf_event *event)
+{
+	pebs_account(event, true);
+}
+
+/**
+ * intel_pebs_del - a precise event leaves this CPU
+ * @event: the event, stopped (its records drained)
+ */
+void intel_pebs_del(struct perf_event *event)
+{
+	pebs_account(event, false);
+}
+
+/*
+ * x86_vendor.sched_task: a task leaves; the records so far are its own.
+ * Then the LBR's, where there is one.
+ */
+static void intel_pebs_sched_task(struct perf_event_pmu_context *epc,
+				  struct task_struct *task, bool sched_in)
+{
+	if (!sched_in && this_cpu_read(pebs_cpu.n_large))
+		intel_pebs_drain(NULL);
+	if (pebs_next_sched_task)
+		pebs_next_sched_task(epc, task, sched_in);
 }
 
 /**
@@ -279,7 +436,7 @@ void intel_pebs_disable(struct perf_event *event)
  */
 u64 intel_pebs_counters(void)
 {
-	return __this_cpu_read(pebs_on);
+	return this_cpu_read(pebs_cpu.on);
 }
 
 /**
@@ -289,7 +446,7 @@ void intel_pebs_cpu_starting(void)
 {
 	if (!pebs_present)
 		return;
-	__this_cpu_write(pebs_on, 0);
+	this_cpu_write(pebs_cpu.on, 0);
 	wrmsrl(MSR_IA32_PEBS_ENABLE, 0);
 	wrmsrl(MSR_IA32_DS_AREA, pebs_ds_area(smp_processor_id()));
 }
@@ -343,7 +500,7 @@ static void pebs_fill(struct perf_event *event, struct perf_sample_data *data,
 		      (exact ? PERF_EFLAGS_EXACT : 0);
 	regs->ip = ip;
 	regs->cs = pebs_kernel_ip(ip) ? __KERNEL_CS : __USER_CS;
-	if (st & PERF_SAMPLE_REGS_INTR) {
+	if (st & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_REGS_USER)) {
 		regs->ax = r->ax;
 		regs->bx = r->bx;
 		regs->cx = r->cx;
@@ -375,27 +532,61 @@ static void pebs_fill(struct perf_event *event, struct perf_sample_data *data,
 	/* The callchain of the interrupted context, as upstream's. */
 	if (st & PERF_SAMPLE_CALLCHAIN)
 		perf_sample_save_callchain(data, event, (struct pt_regs *)iregs);
+	/* The record's time, where the TSC is sched_clock()'s. */
+	if ((st & PERF_SAMPLE_TIME) && !event->attr.use_clockid &&
+	    using_native_sched_clock() && sched_clock_stable()) {
+		data->time = native_sched_clock_from_tsc(r->tsc) +
+			     __sched_clock_offset;
+		data->sample_flags |= PERF_SAMPLE_TIME;
+	}
 }
 
 /*
- * The PMI's drain: each record is a sample of the events of the counters
- * it names that have PEBS on; the buffer is then empty again.
+ * The drain: each record is a sample of the events of the counters it
+ * names that have PEBS on; the buffer is then empty again.  The counts
+ * of reloading events are folded first, for all their records.  With
+ * the counters stopped: in the PMI (@iregs), or as an event stops or is
+ * read, or a task leaves (@iregs NULL: no interrupted context).
  */
 static void intel_pebs_drain(struct pt_regs *iregs)
 {
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
-	u64 on = __this_cpu_read(pebs_on), which;
-	const struct pebs_rec *r, *end;
+	struct pebs_cpu *pc = this_cpu_ptr(&pebs_cpu);
+	const struct pebs_rec *first, *end, *r;
+	u64 records[PEBS_COUNTERS] = { 0 }, which;
+	struct pt_regs none;
+	bool in_pmi = iregs;
+	int idx;
 
-	if (!ds->pebs_buffer_base)
+	if (pc->draining || !ds->pebs_buffer_base ||
+	    ds->pebs_index == ds->pebs_buffer_base)
 		return;
-	r = (const struct pebs_rec *)(unsigned long)ds->pebs_buffer_base;
+	pc->draining = true;
+	if (!iregs) {
+		memset(&none, 0, sizeof(none));
+		iregs = &none;
+	}
+	first = (const struct pebs_rec *)(unsigned long)ds->pebs_buffer_base;
 	end = (const struct pebs_rec *)(unsigned long)ds->pebs_index;
 	ds->pebs_index = ds->pebs_buffer_base;
-	for (; r < end; r++) {
-		for (which = r->counters & on; which; which &= which - 1)
-			x86_pmu_record(__ffs64(which), iregs, pebs_fill, r);
+	/* PEBS counters are the first PEBS_COUNTERS (the precise rules). */
+	for (r = first; r < end; r++)
+		for (which = r->counters & pc->on & GENMASK_ULL(PEBS_COUNTERS - 1, 0);
+		     which; which &= which - 1)
+			records[__ffs64(which)]++;
+	for (idx = 0; idx < PEBS_COUNTERS; idx++)
+		if (records[idx] && (pc->on & BIT_ULL(idx)))
+			x86_pmu_reload_fold(idx, records[idx]);
+	/* An event's last record in the PMI is its overflow. */
+	for (r = first; r < end; r++) {
+		which = r->counters & pc->on & GENMASK_ULL(PEBS_COUNTERS - 1, 0);
+		for (; which; which &= which - 1) {
+			idx = __ffs64(which);
+			x86_pmu_record(idx, iregs, pebs_fill, r,
+				       in_pmi && !--records[idx]);
+		}
 	}
+	pc->draining = false;
 }
 
 NOKPROBE_SYMBOL(intel_pebs_drain);
@@ -445,6 +636,9 @@ int __init intel_pebs_probe(const struct intel_model *m, u64 caps, u64 gp,
 	    PEBS_CAP_FORMAT(caps) != PEBS_FORMAT_SKL || !(caps & PEBS_CAP_TRAP))
 		return 0;
 	pebs_present = true;
+	pebs_width_mask = GENMASK_ULL(v->width - 1, 0);
+	pebs_next_sched_task = v->sched_task;
+	v->sched_task = intel_pebs_sched_task;
 	v->max_precise = precise;
 	v->precise_counters = gp;
 	v->precise_constraint = intel_pebs_constraint;
