@@ -85,7 +85,7 @@ if [ "$width" -eq 0 ]; then
 	result $? "record -e cycles:ppu exits 0" p.err
 	perf script -i p.data -F ip,sym 2>/dev/null | awk '{ print $2 }' >p.out
 	all=$(grep -c . p.out)
-	hit=$(grep -cE '^loop\+0x[0-9a-f]+$' p.out)
+	hit=$(grep -c '^loop$' p.out)
 	[ "$all" -ge 50 ] && [ "$((hit * 10))" -ge "$((all * 9))" ]
 	result $? "script -F ip,sym: $hit of $all precise samples in the loop" p.out
 	perf report -i p.data --stdio -F sym 2>/dev/null | grep -q 'loop'

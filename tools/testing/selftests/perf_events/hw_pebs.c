@@ -312,6 +312,52 @@ TEST_F(pebs, cycles_and_instructions_exact)
 }
 
 /*
+ * A fixed period and what a record holds: many records a PMI (large
+ * PEBS).  A read while the event runs counts the records not yet
+ * drained: the loop's 100,000 instructions, give or take a few a record
+ * (the counter reloads at the record, some events after its wrap; both
+ * kernels read 100,542 here); without them it would read less than a
+ * period.  The samples are one a period.
+ */
+TEST_F(pebs, counts_and_samples_with_many_records)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.sample_period = 1009,
+		.sample_type = PERF_SAMPLE_IP,
+		.precise_ip = 2,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	struct perf_event_header *h;
+	struct perf_rb rb;
+	uint64_t count = 0;
+	int fd, samples = 0;
+
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(rb_map(&rb, fd, 256), 0);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	pebs_loop(buf, ROUNDS);
+	ASSERT_EQ(read(fd, &count, sizeof(count)), sizeof(count));
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_GE(rb_fetch(&rb), 0);
+	while ((h = rb_next(&rb)))
+		samples += h->type == PERF_RECORD_SAMPLE;
+	rb_unmap(&rb);
+	close(fd);
+	TH_LOG("%llu instructions read while counting, %d samples",
+	       (unsigned long long)count, samples);
+	EXPECT_GE(count, 5 * ROUNDS - 5 * ROUNDS / 1009 - 2);
+	EXPECT_LE(count, 5 * ROUNDS + 1000);
+	EXPECT_GE(samples, 5 * ROUNDS / 1010 - 1);
+	EXPECT_LE(samples, 5 * ROUNDS / 1009 + 2);
+}
+
+/*
  * Open a user-space event of this task, in the group of @group (or
  * alone, disabled, at -1); its fd, or -errno.
  */
