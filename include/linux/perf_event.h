@@ -1072,15 +1072,7 @@ static inline void perf_sample_save_brstack(struct perf_sample_data *data,
 	data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;
 }
 
-/**
- * perf_sample_save_callchain - make a callchain part of a sample
- * @data: the sample
- * @event: the event; it samples PERF_SAMPLE_CALLCHAIN
- * @regs: the registers to unwind from
- *
- * For a PMU whose sample's registers are not the interrupted ones (a
- * record's): the callchain comes from @regs instead.
- */
+/* A sample's callchain from @regs, not from its own (a record's) registers. */
 static inline void perf_sample_save_callchain(struct perf_sample_data *data,
 					      struct perf_event *event,
 					      struct pt_regs *regs)

@@ -59,6 +59,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/perf_regs.h>
 #include <linux/sched/clock.h>
 #include <linux/topology.h>
 
@@ -66,7 +67,6 @@
 #include <asm/intel_ds.h>
 #include <asm/msr.h>
 #include <asm/perf_event.h>
-#include <asm/perf_regs.h>
 #include <asm/segment.h>
 #include <asm/timer.h>
 
