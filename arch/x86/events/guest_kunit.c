@@ -9,7 +9,8 @@
  *  - Intel: perf_guest_get_msrs() keeps events that exclude the guest
  *    out of the guest's GLOBAL_CTRL and those that exclude the host out
  *    of the host's, which is also what the register holds; version 1,
- *    without GLOBAL_CTRL, does the same with each counter's EVTSEL;
+ *    without GLOBAL_CTRL, does the same with each counter's EVTSEL; a
+ *    host's precise event is off in a guest, PEBS_ENABLE 0 there;
  *  - AMD: an event that excludes the guest carries the host-only bit
  *    exactly while SVM is declared on (amd_pmu_enable_virt());
  *  - the guest callbacks turn a sample's IP and cpumode into the
@@ -173,7 +174,9 @@ static void intel_switches_global_ctrl(struct kunit *test)
 	local_irq_enable();
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
-	KUNIT_ASSERT_EQ(test, nr, 1);
+	/* GLOBAL_CTRL, and IA32_PEBS_ENABLE where there is PEBS. */
+	KUNIT_ASSERT_GE(test, nr, 1);
+	KUNIT_ASSERT_LE(test, nr, 2);
 	KUNIT_EXPECT_EQ(test, m[0].msr, MSR_CORE_PERF_GLOBAL_CTRL);
 	KUNIT_EXPECT_EQ(test, m[0].host & (b | h | g), b | h);
 	KUNIT_EXPECT_EQ(test, m[0].guest & (b | h | g), b | g);
@@ -190,6 +193,50 @@ static void intel_switches_global_ctrl(struct kunit *test)
 
 	perf_event_release_kernel(host);
 	perf_event_release_kernel(both);
+}
+
+/*
+ * A host's precise event stops in a guest: its counter is off in the
+ * guest's GLOBAL_CTRL and IA32_PEBS_ENABLE is 0 there, or the CPU would
+ * write records of the guest's time into the host's buffer.
+ */
+static void intel_keeps_pebs_from_guests(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.sample_period = 1000000,
+		.precise_ip = 2,
+		.pinned = 1,
+	};
+	struct perf_guest_switch_msr *m;
+	struct perf_event *event;
+	u64 bit;
+	int nr = -1;
+
+	need_pmu(test);
+	if (!is_intel() || !x86_pmu_vendor()->max_precise)
+		kunit_skip(test, "no PEBS (caps/max_precise 0)");
+	event = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
+						 NULL, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(event));
+	KUNIT_ASSERT_EQ(test, event->state, PERF_EVENT_STATE_ACTIVE);
+	bit = BIT_ULL(event->hw.idx);
+
+	local_irq_disable();
+	m = perf_guest_get_msrs(&nr, NULL);
+	local_irq_enable();
+
+	KUNIT_EXPECT_EQ(test, nr, 2);
+	if (nr == 2) {
+		KUNIT_EXPECT_EQ(test, m[0].host & bit, bit);
+		KUNIT_EXPECT_EQ(test, m[0].guest & bit, 0);
+		KUNIT_EXPECT_EQ(test, m[1].msr, MSR_IA32_PEBS_ENABLE);
+		KUNIT_EXPECT_EQ(test, m[1].host & bit, bit);
+		KUNIT_EXPECT_EQ(test, m[1].guest, 0);
+	}
+	perf_event_release_kernel(event);
 }
 
 /* Version 1: one EVTSEL per counter, EN where the event counts. */
@@ -336,6 +383,7 @@ static struct kunit_case guest_cases[] = {
 	KUNIT_CASE(capability_agrees_with_cpuid),
 	KUNIT_CASE(hw_event_config_encodes),
 	KUNIT_CASE(intel_switches_global_ctrl),
+	KUNIT_CASE(intel_keeps_pebs_from_guests),
 	KUNIT_CASE(intel_v1_switches_evtsels),
 	KUNIT_CASE(amd_host_only_follows_svm),
 	KUNIT_CASE(callbacks_make_guest_samples),

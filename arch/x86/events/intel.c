@@ -95,6 +95,7 @@ static const struct {
  * @fixed: the fixed ones (bits from %X86_ASSIGN_FIXED_BASE)
  * @topdown: slots and the metrics (intel_topdown.c), or 0
  * @model: the model's tables for the core type, or NULL
+ * @has_pebs: its cores have PEBS this driver reads (intel_pebs.c)
  * @format: format/
  * @event_files: the model's events/ files, then topdown's
  */
@@ -104,6 +105,7 @@ struct intel_type {
 	u64 fixed;
 	u64 topdown;
 	const struct intel_model *model;
+	bool has_pebs;
 	struct attribute *format[INTEL_FORMATS + 1];
 	struct attribute *event_files[X86_VENDOR_EVENTS + 1];
 };
@@ -241,7 +243,8 @@ static void intel_put_extra(const struct x86_vendor *v, struct perf_event *event
  * @global: the counters GLOBAL_CTRL lets count, guests aside (0: off)
  * @guest_only: counters of started events that exclude the host
  * @host_only: counters of started events that exclude the guest
- * @switch_msr: what intel_guest_msrs() hands a hypervisor (one MSR)
+ * @switch_msr: what intel_guest_msrs() hands a hypervisor: GLOBAL_CTRL,
+ *	and IA32_PEBS_ENABLE where there is PEBS
  * @v1_started: version 1: the general counters started
  * @v1_off: version 1: the PMU is off (every EN bit clear)
  * @v1_evtsel: version 1: each started counter's EVTSEL, EN aside
@@ -253,7 +256,7 @@ struct intel_cpu {
 	u64 global;
 	u64 guest_only;
 	u64 host_only;
-	struct perf_guest_switch_msr switch_msr;
+	struct perf_guest_switch_msr switch_msr[2];
 	u64 v1_started;
 	bool v1_off;
 	u64 v1_evtsel[INTEL_V1_COUNTERS];
@@ -363,18 +366,31 @@ static struct perf_guest_switch_msr *intel_v1_guest_msrs(int *nr)
 	return ic->v1_switch;
 }
 
+/*
+ * The host's precise events stop in a guest: their counters are off in
+ * GLOBAL_CTRL there and, where the CPU has PEBS, IA32_PEBS_ENABLE is 0
+ * (on these cores a record may land after the entry, in the guest's
+ * time, into the host's buffer, and a guest has no PEBS here).
+ */
 static struct perf_guest_switch_msr *intel_guest_msrs(int *nr)
 {
 	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
-	struct perf_guest_switch_msr *m = &ic->switch_msr;
+	struct perf_guest_switch_msr *m = ic->switch_msr;
+	u64 pebs = intel_pebs_counters();
 
 	if (intel_v1)
 		return intel_v1_guest_msrs(nr);
 
-	m->msr = MSR_CORE_PERF_GLOBAL_CTRL;
-	m->host = intel_ctrl(ic->global & ~ic->guest_only);
-	m->guest = intel_ctrl(ic->global & ~ic->host_only);
+	m[0].msr = MSR_CORE_PERF_GLOBAL_CTRL;
+	m[0].host = intel_ctrl(ic->global & ~ic->guest_only);
+	m[0].guest = intel_ctrl(ic->global & ~ic->host_only & ~pebs);
 	*nr = 1;
+	if (ic->t->has_pebs) {
+		m[1].msr = MSR_IA32_PEBS_ENABLE;
+		m[1].host = pebs;
+		m[1].guest = 0;
+		*nr = 2;
+	}
 	return m;
 }
 
@@ -728,7 +744,8 @@ static void __init intel_type_init(struct intel_type *it, struct x86_vendor *v,
 		v->get_extra = intel_get_extra;
 		v->put_extra = intel_put_extra;
 		intel_lbr_probe(model, caps, v);
-		if (intel_pebs_probe(model, caps, it->gp, v))
+		it->has_pebs = intel_pebs_probe(model, caps, it->gp, v);
+		if (it->has_pebs)
 			intel_add_attrs(it->event_files, ARRAY_SIZE(it->event_files),
 					intel_pebs_events());
 	}
