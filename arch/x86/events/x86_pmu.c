@@ -61,6 +61,7 @@
 #include <asm/apic.h>
 #include <asm/cpu.h>
 #include <asm/perf_event.h>
+#include <asm/perf_regs.h>
 #include <asm/timer.h>
 
 #include "x86_pmu.h"
@@ -656,6 +657,16 @@ static int cpu_event_init(struct perf_event *event)
 		if (err)
 			return err;
 	}
+	/*
+	 * The XMM registers come only in the records of precise events
+	 * (adaptive PEBS), never as user-space registers.
+	 */
+	if (attr->sample_regs_user & PERF_REG_EXTENDED_MASK)
+		return -EINVAL;
+	if ((attr->sample_regs_intr & PERF_REG_EXTENDED_MASK) &&
+	    (!attr->precise_ip ||
+	     !(event->pmu->capabilities & PERF_PMU_CAP_EXTENDED_REGS)))
+		return -EINVAL;
 
 	hwc->config = config | ARCH_PERFMON_EVENTSEL_INT;
 	if (!attr->exclude_user)

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Precise samples (attr.precise_ip) from PEBS on the emulated Skylake-SP
- * (PERFTEST_PMU=skx), whose records name the exact instruction of each
- * sampled event, its data address and the registers after it
- * (tools/testing/qemu-pmu/README).  A round of pebs_loop() is five
+ * (PERFTEST_PMU=skx: format 3 records) and Ice Lake-SP (icx: adaptive
+ * records, on the fixed counters too), whose records name the exact
+ * instruction of each sampled event, its data address and the registers
+ * after it (tools/testing/qemu-pmu/README).  A round of pebs_loop() is five
  * instructions: a load and a store whose address is buf + 8 * rcx, a
  * jump, the decrement of rcx and the loop's conditional branch.  With
  * precise_ip 2 a sample's IP is the instruction that caused it (a
  * branch for a branch event, the load for a load event) and the kernel
  * marks it exact; with precise_ip 1 it is the instruction after.  A
  * load or store sample's address is the one the instruction accessed,
- * which the registers of the sample (the record's) give again.
+ * which the registers of the sample (the record's) give again.  Ice
+ * Lake's records also carry the XMM registers and the LBR stack.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +27,8 @@
 #define STORES		0x82d0	/* MEM_INST_RETIRED.ALL_STORES */
 
 static uint64_t buf[ROUNDS + 2];
+/* XMM0's low half, in sample_regs_intr. */
+static const uint64_t xmm0_lo = 1ULL << PERF_REG_X86_XMM0;
 
 static noinline void pebs_loop(uint64_t *p, unsigned long n)
 {
@@ -44,15 +48,17 @@ extern const char pebs_loop_start[], pebs_load[], pebs_store[], pebs_jmp[],
 /* The most precise_ip the kernel takes (caps/max_precise), or -1. */
 static int precise_max(void)
 {
-	FILE *f = fopen("/sys/bus/event_source/devices/cpu/caps/max_precise", "r");
-	int v = -1;
+	long v;
 
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
+	if (read_file_long("/sys/bus/event_source/devices/cpu/caps/max_precise", &v))
+		return -1;
 	return v;
+}
+
+/* Whether the guest's CPU is one of the models with PEBS. */
+static bool pebs_model(void)
+{
+	return pmu_is("skx") || pmu_is("icx");
 }
 
 FIXTURE(pebs) {
@@ -62,8 +68,8 @@ FIXTURE(pebs) {
 FIXTURE_SETUP(pebs)
 {
 	self->rate.saved = 0;
-	if (!pmu_is("skx"))
-		SKIP(return, "the emulated PEBS is Skylake-SP's (PMU=skx)");
+	if (!pebs_model())
+		SKIP(return, "the emulated PEBS is Skylake-SP's and Ice Lake-SP's (PMU=skx, icx)");
 	if (kernel_is_ours() && precise_max() < 1)
 		SKIP(return, "this kernel has no PEBS driver yet (issue 34)");
 	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
@@ -275,12 +281,13 @@ TEST_F(pebs, one_gives_the_next_instruction)
 
 /*
  * Cycles and instructions, precise_ip 2 and 3: each sample is exact and
- * on one of the loop's instructions.  cycles:ppp is precise
- * distribution (INST_RETIRED.PREC_DIST on Skylake's counter 1): the
- * record is for the instruction that wraps the counter, so a period
- * prime to the round's five instructions samples each of them.  The
- * others record the event after the wrap and reload the counter there,
- * a period one longer, which here samples one instruction only.
+ * on one of the loop's instructions.  Precise distribution (Skylake's
+ * cycles:ppp, INST_RETIRED.PREC_DIST on counter 1; Ice Lake's
+ * instructions, on fixed counter 0) records the instruction that wraps
+ * the counter, so a period prime to the round's five instructions
+ * samples each of them.  The others record the event after the wrap
+ * and reload the counter there, a period one longer, which here samples
+ * one instruction only.
  */
 TEST_F(pebs, cycles_and_instructions_exact)
 {
@@ -304,7 +311,7 @@ TEST_F(pebs, cycles_and_instructions_exact)
 		EXPECT_GE(r.samples, 5 * ROUNDS / 1009 - 2);
 		EXPECT_EQ(r.exact, r.samples);
 		EXPECT_LE(r.outside, 2);
-		if (i != 1)
+		if (pmu_is("skx") ? i != 1 : i < 2)
 			continue;
 		for (k = 0; k < 5; k++)
 			EXPECT_GT(r.at[k], 0);
@@ -382,12 +389,14 @@ static int pebs_open(uint32_t type, uint64_t config, int precise, int sampling,
 }
 
 /*
- * The events upstream's Skylake driver takes with precise_ip, and those
- * it refuses: a counting event (EINVAL), an edge, inverse or threshold
- * other than the cycles forms (EINVAL), and groups that need more PEBS
- * counters than there are: five events, or INST_RETIRED.PREC_DIST twice
- * (counter 1 only).  Reference cycles, which only a fixed counter counts
- * otherwise, go on a general one.
+ * The events upstream's drivers take with precise_ip, and those they
+ * refuse: a counting event (EINVAL), on Skylake an edge, inverse or
+ * threshold other than the cycles forms (EINVAL; Ice Lake takes them on
+ * any counter), and groups that need more PEBS counters than there are:
+ * five memory events (counters 0 to 3), or INST_RETIRED.PREC_DIST twice
+ * (Skylake's counter 1, Ice Lake's fixed counter 0).  Reference cycles,
+ * which only a fixed counter counts otherwise, go on a general one on
+ * Skylake, on their fixed counter on Ice Lake.
  */
 TEST_F(pebs, precise_errnos)
 {
@@ -395,17 +404,18 @@ TEST_F(pebs, precise_errnos)
 		const char *what;
 		uint32_t type;
 		uint64_t config;
-		int precise, sampling, err;
+		int precise, sampling, err_skx, err_icx;
 	} c[] = {
-		{ "ref-cycles:pp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 2, 1, 0 },
+		{ "ref-cycles:pp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 2, 1,
+		  0, 0 },
 		{ "counting cycles:pp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 2, 0,
-		  EINVAL },
-		{ "raw 0x10000c4 (cmask 1):p", PERF_TYPE_RAW, 0x10000c4, 1, 1, EINVAL },
-		{ "raw 0x8000c4 (inv):p", PERF_TYPE_RAW, 0x8000c4, 1, 1, EINVAL },
-		{ "raw 0x40c4 (edge):p", PERF_TYPE_RAW, 0x440c4, 1, 1, EINVAL },
-		{ "raw 0x108000c0:p", PERF_TYPE_RAW, 0x108000c0, 1, 1, 0 },
-		{ "raw 0x1c0:ppp", PERF_TYPE_RAW, 0x1c0, 3, 1, 0 },
-		{ "L1-dcache-loads:pp", PERF_TYPE_HW_CACHE, 0, 2, 1, 0 },
+		  EINVAL, EINVAL },
+		{ "raw 0x10000c4 (cmask 1):p", PERF_TYPE_RAW, 0x10000c4, 1, 1, EINVAL, 0 },
+		{ "raw 0x8000c4 (inv):p", PERF_TYPE_RAW, 0x8000c4, 1, 1, EINVAL, 0 },
+		{ "raw 0x40c4 (edge):p", PERF_TYPE_RAW, 0x440c4, 1, 1, EINVAL, 0 },
+		{ "raw 0x108000c0:p", PERF_TYPE_RAW, 0x108000c0, 1, 1, 0, 0 },
+		{ "raw 0x1c0:ppp", PERF_TYPE_RAW, 0x1c0, 3, 1, 0, 0 },
+		{ "L1-dcache-loads:pp", PERF_TYPE_HW_CACHE, 0, 2, 1, 0, 0 },
 	};
 	int fd[5], i, err;
 
@@ -414,19 +424,18 @@ TEST_F(pebs, precise_errnos)
 		if (err >= 0)
 			close(err);
 		TH_LOG("%s: %s", c[i].what, err >= 0 ? "opens" : strerror(-err));
-		EXPECT_EQ(err >= 0 ? 0 : -err, c[i].err);
+		EXPECT_EQ(err >= 0 ? 0 : -err, pmu_is("skx") ? c[i].err_skx : c[i].err_icx);
 	}
-	/* Four PEBS counters: the fifth member does not fit. */
+	/* Four PEBS counters for memory events: the fifth does not fit. */
 	for (i = 0; i < 5; i++) {
-		fd[i] = pebs_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 2, 1,
-				  i ? fd[0] : -1);
+		fd[i] = pebs_open(PERF_TYPE_RAW, LOADS, 2, 1, i ? fd[0] : -1);
 		if (i < 4)
 			ASSERT_GE(fd[i], 0);
 	}
 	EXPECT_EQ(fd[4], -EINVAL);
 	for (i = 0; i < 4; i++)
 		close(fd[i]);
-	/* PREC_DIST has counter 1 only. */
+	/* PREC_DIST has one counter. */
 	fd[0] = pebs_open(PERF_TYPE_RAW, 0x1c0, 3, 1, -1);
 	ASSERT_GE(fd[0], 0);
 	fd[1] = pebs_open(PERF_TYPE_RAW, 0x1c0, 3, 1, fd[0]);
@@ -434,6 +443,173 @@ TEST_F(pebs, precise_errnos)
 	if (fd[1] >= 0)
 		close(fd[1]);
 	close(fd[0]);
+}
+
+/* A loop of three: xmm0 takes rcx, then rcx counts down. */
+static noinline void xmm_loop(unsigned long n)
+{
+	asm volatile("xmm_movq:\tmovq %%rcx, %%xmm0\n"
+		     "xmm_dec:\tdec %%rcx\n"
+		     "xmm_jnz:\tjnz xmm_movq\n"
+		     "xmm_end:"
+		     : "+c"(n) : : "xmm0", "cc");
+}
+
+extern const char xmm_movq[], xmm_end[];
+
+static int open_regs(uint64_t intr, uint64_t user, int precise)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.sample_period = 1009,
+		.sample_type = PERF_SAMPLE_IP,
+		.precise_ip = precise,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	int fd;
+
+	if (intr) {
+		attr.sample_type |= PERF_SAMPLE_REGS_INTR;
+		attr.sample_regs_intr = intr;
+	}
+	if (user) {
+		attr.sample_type |= PERF_SAMPLE_REGS_USER;
+		attr.sample_regs_user = user;
+	}
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The XMM registers, which only adaptive records have (Ice Lake): in
+ * sample_regs_intr of a precise event only, else EINVAL, as upstream's
+ * x86 drivers say (before the core would say EOPNOTSUPP of a PMU that
+ * has none).
+ */
+TEST_F(pebs, xmm_registers_errnos)
+{
+	int fd;
+
+	fd = open_regs(xmm0_lo, 0, 2);
+	EXPECT_EQ(fd < 0 ? fd : 0, pmu_is("icx") ? 0 : -EINVAL);
+	if (fd >= 0)
+		close(fd);
+	fd = open_regs(xmm0_lo, 0, 0);
+	EXPECT_EQ(fd, -EINVAL);
+	if (fd >= 0)
+		close(fd);
+	fd = open_regs(0, xmm0_lo, 2);
+	EXPECT_EQ(fd, -EINVAL);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * The record's XMM0 is the one after the eventing instruction: rcx
+ * itself at the movq, rcx + 1 after the decrement.
+ */
+TEST_F(pebs, xmm_registers_in_records)
+{
+	struct perf_event_header *h;
+	int fd, in = 0, ok = 0, all = 0;
+	struct perf_rb rb;
+
+	if (!pmu_is("icx"))
+		SKIP(return, "Skylake's records have no XMM registers");
+	fd = open_regs((1ULL << PERF_REG_X86_CX) | xmm0_lo, 0, 2);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(rb_map(&rb, fd, 256), 0);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	xmm_loop(3 * ROUNDS);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_GE(rb_fetch(&rb), 0);
+	while ((h = rb_next(&rb))) {
+		struct rec_cur c = rc_init(h);
+		uint64_t ip, abi, cx, xmm0;
+
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		all++;
+		ip = rc_u64(&c);
+		abi = rc_u64(&c);
+		cx = rc_u64(&c);
+		xmm0 = rc_u64(&c);
+		if (!abi || c.bad || ip < (uintptr_t)xmm_movq || ip >= (uintptr_t)xmm_end)
+			continue;
+		in++;
+		if (ip != (uintptr_t)xmm_movq)
+			cx++;
+		if (xmm0 == cx)
+			ok++;
+	}
+	rb_unmap(&rb);
+	close(fd);
+	TH_LOG("%d samples, %d in the loop, %d with xmm0 as rcx says", all, in, ok);
+	EXPECT_GE(in, 9 * ROUNDS / 1009 - 2);
+	EXPECT_EQ(ok, in);
+}
+
+/*
+ * Precise branches with their branch stacks, a fixed period (on Ice Lake
+ * the records carry the LBR stack, many a PMI): the newest user branch
+ * of every sample in the loop is one of the loop's, the jump to the
+ * decrement or the conditional branch back to the load.
+ */
+TEST_F(pebs, branch_stacks_of_precise_samples)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+		.sample_period = 1009,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER,
+		.precise_ip = 2,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	struct perf_event_header *h;
+	int fd, in = 0, ok = 0, all = 0;
+	struct perf_rb rb;
+
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	if (fd < 0 && errno == EOPNOTSUPP && kernel_is_ours())
+		SKIP(return, "this kernel has no branch stacks with PEBS yet (issue 34)");
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(rb_map(&rb, fd, 256), 0);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	pebs_loop(buf, ROUNDS);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_GE(rb_fetch(&rb), 0);
+	while ((h = rb_next(&rb))) {
+		struct rec_cur c = rc_init(h);
+		uint64_t ip, nr, from, to;
+
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		all++;
+		ip = rc_u64(&c);
+		nr = rc_u64(&c);
+		from = rc_u64(&c);
+		to = rc_u64(&c);
+		if (which_insn(ip) < 0)
+			continue;
+		in++;
+		if (nr && !c.bad &&
+		    ((from == (uintptr_t)pebs_jmp && to == (uintptr_t)pebs_dec) ||
+		     (from == (uintptr_t)pebs_jnz && to == (uintptr_t)pebs_load)))
+			ok++;
+	}
+	rb_unmap(&rb);
+	close(fd);
+	TH_LOG("%d samples, %d in the loop, %d with a loop branch newest", all, in, ok);
+	EXPECT_GE(in, 2 * ROUNDS / 1009 - 2);
+	EXPECT_EQ(ok, in);
 }
 
 /*
@@ -444,9 +620,9 @@ TEST(no_pebs_elsewhere)
 {
 	int err;
 
-	if (pmu_is("skx") || pmu_is("none") ||
+	if (pebs_model() || pmu_is("none") ||
 	    access("/sys/bus/event_source/devices/cpu/type", F_OK))
-		SKIP(return, "PMU=skx has PEBS; the others have a \"cpu\" PMU without");
+		SKIP(return, "PMU=skx and icx have PEBS; the others have a \"cpu\" PMU without");
 	EXPECT_EQ(precise_max(), 0);
 	err = pebs_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, 1, -1);
 	if (err >= 0)
