@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Branch stacks (PERF_SAMPLE_BRANCH_STACK) from the LBR of the emulated
- * Skylake-SP (PERFTEST_PMU=skx), which records its last 32 taken near
+ * Skylake-SP and Ice Lake-SP (PERFTEST_PMU=skx, icx), which records its last 32 taken near
  * branches exactly (tools/testing/qemu-pmu/README).  A round of
  * lbr_loop() takes four branches: a call, its return, a jump and the
  * loop's conditional branch.  A branch counter with a period of one
@@ -30,6 +30,12 @@
 #define ROUNDS		1000
 /* The first samples' stacks still hold what ran before the loop. */
 #define SKIPPED		40
+
+/* Whether the guest's CPU is one of the models with the LBR. */
+static bool lbr_model(void)
+{
+	return pmu_is("skx") || pmu_is("icx");
+}
 
 static noinline void lbr_loop(unsigned long n)
 {
@@ -88,8 +94,8 @@ FIXTURE(lbr) {
 FIXTURE_SETUP(lbr)
 {
 	self->rate.saved = 0;
-	if (!pmu_is("skx"))
-		SKIP(return, "the emulated LBR is Skylake-SP's (PMU=skx)");
+	if (!lbr_model())
+		SKIP(return, "the emulated LBR is Skylake-SP's and Ice Lake-SP's (PMU=skx, icx)");
 	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
 }
 
@@ -496,8 +502,8 @@ FIXTURE_SETUP(cs)
 {
 	self->rate.saved = 0;
 	self->fd = -1;
-	if (!pmu_is("skx"))
-		SKIP(return, "the emulated LBR is Skylake-SP's (PMU=skx)");
+	if (!lbr_model())
+		SKIP(return, "the emulated LBR is Skylake-SP's and Ice Lake-SP's (PMU=skx, icx)");
 	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
 	ASSERT_EQ(pin(0), 0);
 	ASSERT_EQ(pipe(cs_ping), 0);
@@ -648,7 +654,7 @@ TEST(no_lbr_elsewhere)
 	long branches;
 	int fd;
 
-	if (pmu_is("skx")) {
+	if (lbr_model()) {
 		ASSERT_EQ(read_file_long(PMU_DIR "cpu/caps/branches", &branches), 0);
 		EXPECT_EQ(branches, LBR_DEPTH);
 		return;

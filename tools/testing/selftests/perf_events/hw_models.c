@@ -545,9 +545,6 @@ static const struct sysfs_file model_files[] = {
 	{ "skx", "events/topdown-recovery-bubbles", "event=0xd,umask=0x1,cmask=1" },
 	{ "skx", "events/topdown-recovery-bubbles.scale", "4" },
 	{ "spr", "events/mem-loads-aux", "event=0x03,umask=0x82\n" },
-	/* Where there is PEBS (the emulated Skylake-SP's). */
-	{ "skx", "events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n" },
-	{ "skx", "events/mem-stores", "event=0xd0,umask=0x82\n" },
 	{ NULL, "format/event", "config:0-7\n" },
 	{ NULL, "format/umask", "config:8-15\n" },
 	{ NULL, "format/edge", "config:18\n" },
@@ -558,6 +555,12 @@ static const struct sysfs_file model_files[] = {
 	{ NULL, "format/offcore_rsp", "config1:0-63\n" },
 	{ NULL, "format/ldlat", "config1:0-15\n" },
 	{ NULL, "format/frontend", "config1:0-23\n" },
+};
+
+/* The events/ files upstream adds where the core has PEBS. */
+static const struct sysfs_file pebs_files[] = {
+	{ NULL, CPU_PMU "events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n" },
+	{ NULL, CPU_PMU "events/mem-stores", "event=0xd0,umask=0x82\n" },
 };
 
 TEST(events_and_formats_follow_the_model)
@@ -585,11 +588,44 @@ TEST(events_and_formats_follow_the_model)
 		}
 		EXPECT_STREQ(f->text, text) TH_LOG("%s", path);
 	}
-	/* The topdown files are counted in their own test. */
+	/* The topdown and PEBS files are counted in their own tests. */
 	if (m->slots)
 		events += 1 + m->metrics;
+	for (f = pebs_files; f < pebs_files + ARRAY_SIZE(pebs_files); f++)
+		events += !access(f->path, F_OK);
 	EXPECT_EQ(events, count_files(CPU_PMU "events"));
 	EXPECT_EQ(formats, count_files(CPU_PMU "format"));
+}
+
+/*
+ * The perf tool's mem-loads and mem-stores, where the emulated core has
+ * PEBS (Skylake-SP, Ice Lake-SP), as upstream's; nowhere else.
+ */
+TEST(pebs_events_where_there_is_pebs)
+{
+	const struct model *m = this_model();
+	const struct sysfs_file *f;
+	char text[128];
+	long precise = 0;
+	bool pebs;
+
+	if (!m)
+		SKIP(return, NO_MODEL);
+	pebs = !strcmp(m->kind, "skx") || !strcmp(m->kind, "icx");
+	read_file_long(CPU_PMU "caps/max_precise", &precise);
+	if (kernel_is_ours() && pebs && !precise)
+		SKIP(return, "this kernel has no PEBS driver for the model yet (issue 34)");
+	for (f = pebs_files; f < pebs_files + ARRAY_SIZE(pebs_files); f++) {
+		if (!pebs) {
+			EXPECT_NE(0, access(f->path, F_OK)) TH_LOG("%s", f->path);
+			continue;
+		}
+		if (read_bytes(f->path, text, sizeof(text)) < 0) {
+			EXPECT_TRUE(0) TH_LOG("%s: %s", f->path, strerror(errno));
+			continue;
+		}
+		EXPECT_STREQ(f->text, text) TH_LOG("%s", f->path);
+	}
 }
 
 /*

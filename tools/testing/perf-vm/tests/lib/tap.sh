@@ -2,6 +2,7 @@
 # installs it beside them as lib/tap.sh).
 #   skip REASON                  the whole test skips (exit 4)
 #   result STATUS DESC [FILE]    a test point; FILE's head shown on failure
+#   skip_one DESC REASON         a test point that skips
 #   tap_done                     the plan; the exit status says if all passed
 n=0 fail=0
 
@@ -19,6 +20,11 @@ result() {
 		fail=$((fail + 1))
 		[ -n "${3:-}" ] && sed -n '1,40s/^/# /p' "$3"
 	fi
+}
+
+skip_one() {
+	n=$((n + 1))
+	echo "ok $n $1 # SKIP $2"
 }
 
 tap_done() {
