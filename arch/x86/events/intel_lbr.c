@@ -324,6 +324,22 @@ void intel_lbr_cpu_starting(void)
 	lbr_reset();
 }
 
+/* A record: its addresses, and with @info what LBR_INFO says of it. */
+static void lbr_entry(struct perf_branch_entry *e, u64 from, u64 to,
+		      bool info, u64 inf)
+{
+	perf_clear_branch_entry_bitfields(e);
+	e->from = from;
+	e->to = to;
+	if (info) {
+		e->mispred = !!(inf & LBR_INFO_MISPRED);
+		e->predicted = !e->mispred;
+		e->in_tx = !!(inf & LBR_INFO_IN_TX);
+		e->abort = !!(inf & LBR_INFO_ABORT);
+		e->cycles = inf & LBR_INFO_CYCLES;
+	}
+}
+
 /*
  * Read up to @max records of the ring into @entries, newest first; in
  * call stack mode (@select) up to the first empty one.  Returns how many;
@@ -333,31 +349,20 @@ static int lbr_read(struct perf_branch_entry *entries, int max, u64 select,
 		    bool info, u64 *tos)
 {
 	bool call_stack = lbr_call_stack(select);
-	u64 from, to, inf;
+	u64 from, to, inf = 0;
 	int i, idx, n = 0;
 
 	rdmsrl(MSR_LBR_TOS, *tos);
 	for (i = 0; i < max; i++) {
-		struct perf_branch_entry *e = &entries[n];
-
 		idx = (*tos - i) & (lbr_nr - 1);
 		rdmsrl(MSR_LBR_NHM_FROM + idx, from);
 		rdmsrl(MSR_LBR_NHM_TO + idx, to);
 		/* A call stack ends at its first empty record. */
 		if (call_stack && !from)
 			break;
-		perf_clear_branch_entry_bitfields(e);
-		e->from = from;
-		e->to = to;
-		if (info) {
+		if (info)
 			rdmsrl(MSR_LBR_INFO_0 + idx, inf);
-			e->mispred = !!(inf & LBR_INFO_MISPRED);
-			e->predicted = !e->mispred;
-			e->in_tx = !!(inf & LBR_INFO_IN_TX);
-			e->abort = !!(inf & LBR_INFO_ABORT);
-			e->cycles = inf & LBR_INFO_CYCLES;
-		}
-		n++;
+		lbr_entry(&entries[n++], from, to, info, inf);
 	}
 	return n;
 }
@@ -425,6 +430,39 @@ static void intel_lbr_sample(struct perf_event *event,
 	n = lbr_read(lc->entries, lbr_nr, lc->select,
 		     !((want & PERF_SAMPLE_BRANCH_NO_FLAGS) &&
 		       (want & PERF_SAMPLE_BRANCH_NO_CYCLES)), &lc->stack.hw_idx);
+	lc->stack.nr = lbr_filter(lc->entries, n, want);
+	perf_sample_save_brstack(data, event, &lc->stack, NULL);
+}
+
+/**
+ * intel_lbr_sample_records - the branch stack of @event's sample from
+ *	the LBR records a PEBS record holds (adaptive PEBS)
+ * @event: the event, holding the ring (its LBR_SELECT in force)
+ * @data: its sample
+ * @rec: @nr records, newest first, each its FROM, TO and LBR_INFO
+ * @nr: how many
+ *
+ * In the drain, with interrupts off.  The ring's top of stack then is
+ * not the record's: the stack has no hardware index (-1), as upstream's
+ * large PEBS gives.
+ */
+void intel_lbr_sample_records(struct perf_event *event,
+			      struct perf_sample_data *data, const u64 *rec,
+			      int nr)
+{
+	struct intel_lbr_cpu *lc = this_cpu_ptr(&intel_lbr_cpu);
+	u64 want = event->attr.branch_sample_type;
+	bool call_stack = lbr_call_stack(lc->select);
+	int i, n = 0;
+
+	if (!event->hw.branch_reg.alloc)
+		return;
+	for (i = 0; i < min(nr, lbr_nr); i++, rec += 3) {
+		if (call_stack && !rec[0])
+			break;
+		lbr_entry(&lc->entries[n++], rec[0], rec[1], true, rec[2]);
+	}
+	lc->stack.hw_idx = -1ULL;
 	lc->stack.nr = lbr_filter(lc->entries, n, want);
 	perf_sample_save_brstack(data, event, &lc->stack, NULL);
 }

@@ -17,5 +17,8 @@ void intel_lbr_put(struct perf_event *event);
 void intel_lbr_enable(void);
 void intel_lbr_disable(void);
 void intel_lbr_cpu_starting(void);
+void intel_lbr_sample_records(struct perf_event *event,
+			      struct perf_sample_data *data, const u64 *rec,
+			      int nr);
 
 #endif

@@ -986,15 +986,16 @@ NOKPROBE_SYMBOL(x86_pmi);
  * still runs there, has its count folded and its next period started,
  * as at an overflow (a reloading event's count was folded for all its
  * records), and the sample @fill completes goes to perf_event_overflow()
- * or perf_event_output().
+ * or perf_event_output().  The registers @fill gets are those of a
+ * struct x86_perf_regs, whose XMM registers it may point at.
  */
 void x86_pmu_record(int idx, struct pt_regs *iregs, x86_record_fill_t fill,
 		    const void *rec, bool overflow)
 {
 	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
+	struct x86_perf_regs regs = { .xmm_regs = NULL };
 	struct perf_sample_data data;
 	struct perf_event *ev;
-	struct pt_regs regs;
 	bool due;
 
 	if (idx < 0 || idx >= X86_ASSIGN_COUNTERS)
@@ -1013,13 +1014,15 @@ void x86_pmu_record(int idx, struct pt_regs *iregs, x86_record_fill_t fill,
 			return;
 	}
 	perf_sample_data_init(&data, 0, ev->hw.last_period);
-	regs = *iregs;
-	fill(ev, &data, &regs, iregs, rec);
-	if (has_branch_stack(ev) && x86_v(ev)->branch_stack)
+	regs.regs = *iregs;
+	fill(ev, &data, &regs.regs, iregs, rec);
+	/* The ring as it is now, unless the record had its own. */
+	if (has_branch_stack(ev) && x86_v(ev)->branch_stack &&
+	    !(data.sample_flags & PERF_SAMPLE_BRANCH_STACK))
 		x86_v(ev)->branch_stack(ev, &data);
 	if (!overflow)
-		perf_event_output(ev, &data, &regs);
-	else if (perf_event_overflow(ev, &data, &regs))
+		perf_event_output(ev, &data, &regs.regs);
+	else if (perf_event_overflow(ev, &data, &regs.regs))
 		cpu_stop(ev, 0);
 }
 
@@ -1206,6 +1209,8 @@ static void __init x86_type_init(struct x86_pmu_type *t)
 		t->pmu.filter = x86_pmu_filter;
 	}
 	t->pmu.attr_groups = t->groups;
+	if (t->v.extended_regs)
+		t->pmu.capabilities |= PERF_PMU_CAP_EXTENDED_REGS;
 	/* The vendor's state of tasks (a saved call stack); none without. */
 	if (t->v.task_data_size)
 		t->pmu.task_ctx_cache = kmem_cache_create("x86_lbr",

@@ -139,6 +139,8 @@
  * @precise_counters: the counters precise events may count on
  * @precise_constraint: which of those a precise event's config may use
  *	(its rules replace @constraint's for precise events)
+ * @extended_regs: precise events' samples may have the XMM registers
+ *	(PERF_PMU_CAP_EXTENDED_REGS), which the records give
  * @drain: turn the records the vendor's buffer holds into samples
  *	(x86_pmu_record()), @iregs being the interrupted registers in the
  *	PMI, NULL when an event is read or stops; with @max_precise
@@ -194,6 +196,7 @@ struct x86_vendor {
 	int max_precise;
 	u64 precise_counters;
 	u64 (*precise_constraint)(const struct x86_vendor *v, u64 config);
+	bool extended_regs;
 	void (*drain)(struct pt_regs *iregs);
 };
 
@@ -202,7 +205,7 @@ struct x86_vendor {
  * @event: the event the record is for
  * @data: the sample, its period set
  * @regs: the sample's registers, the interrupted ones until the record
- *	says otherwise
+ *	says otherwise; the regs of a struct x86_perf_regs
  * @iregs: the interrupted registers
  * @rec: the record
  */
