@@ -395,13 +395,17 @@ static struct perf_guest_switch_msr *intel_guest_msrs(int *nr)
 }
 
 /* IA32_FIXED_CTR_CTRL's four bits for fixed counter @i: OS, USR, ANY, PMI. */
-static void intel_fixed_ctrl(int i, u64 bits)
+/*
+ * Fixed counter @i's field of IA32_FIXED_CTR_CTRL: @bits (OS, USR, ANY,
+ * PMI), and its Adaptive PEBS bit (bit 32 + 4i) with @adaptive.
+ */
+static void intel_fixed_ctrl(int i, u64 bits, bool adaptive)
 {
 	struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
 	u64 ctrl = ic->fixed_ctrl;
 
-	ctrl &= ~(0xfULL << (4 * i));
-	ctrl |= bits << (4 * i);
+	ctrl &= ~((0xfULL | ICL_FIXED_0_ADAPTIVE) << (4 * i));
+	ctrl |= (bits | (adaptive ? ICL_FIXED_0_ADAPTIVE : 0)) << (4 * i);
 	ic->fixed_ctrl = ctrl;
 	wrmsrl(MSR_ARCH_PERFMON_FIXED_CTR_CTRL, ctrl);
 }
@@ -442,7 +446,10 @@ static void intel_enable(struct perf_event *event)
 		bits |= 4;
 	if (hwc->config & ARCH_PERFMON_EVENTSEL_INT)
 		bits |= 8;
-	intel_fixed_ctrl(idx - X86_ASSIGN_FIXED_BASE, bits);
+	if (hwc->flags & X86_EVENT_PRECISE)
+		intel_pebs_enable(event);
+	intel_fixed_ctrl(idx - X86_ASSIGN_FIXED_BASE, bits,
+			 hwc->config & ICL_EVENTSEL_ADAPTIVE);
 }
 
 static void intel_disable(struct perf_event *event)
@@ -462,7 +469,9 @@ static void intel_disable(struct perf_event *event)
 		if (event->hw.flags & X86_EVENT_PRECISE)
 			intel_pebs_disable(event);
 	} else if (idx < X86_METRIC_BASE) {
-		intel_fixed_ctrl(idx - X86_ASSIGN_FIXED_BASE, 0);
+		intel_fixed_ctrl(idx - X86_ASSIGN_FIXED_BASE, 0, false);
+		if (event->hw.flags & X86_EVENT_PRECISE)
+			intel_pebs_disable(event);
 	}
 }
 

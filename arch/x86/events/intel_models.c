@@ -520,7 +520,7 @@ static const struct intel_model skylake = {
 
 static const struct intel_model icelake = {
 	"icelake", "Icelake events", icl_rules, icl_extra, &skl_cache,
-	&skl_cache_rsp, true, 4, .lbr = 32,
+	&skl_cache_rsp, true, 4, .lbr = 32, .precise = 3,
 };
 
 static const struct intel_model sapphire_rapids = {

@@ -1,19 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Precise event-based sampling (PEBS) of Intel cores whose records have
- * format 3 (Skylake to Comet Lake): attr.precise_ip for the events of
- * the core PMU.
+ * format 3 (Skylake to Comet Lake) or format 4 with the baseline, the
+ * adaptive records of Ice Lake: attr.precise_ip for the events of the
+ * core PMU.
  *
  * The CPU writes a record into a buffer the debug store describes
  * (struct debug_store: the buffer's base, the index of the next record,
- * its end, and the index at which a PMI is due) when a general counter
- * whose IA32_PEBS_ENABLE bit is set has wrapped and its event occurs
- * again, or, for INST_RETIRED.PREC_DIST on counter 1 (precise
- * distribution), for the instruction that wrapped it.  The record holds
- * the state after that instruction: its address (the eventing IP), the
- * next one's, the general registers, the counters it is for, and for
- * memory events the data address and where the data was.  The counter
- * then takes the reset value the debug store holds for it.
+ * its end, and the index at which a PMI is due) when a counter whose
+ * IA32_PEBS_ENABLE bit is set has wrapped and its event occurs again,
+ * or, with precise distribution (INST_RETIRED.PREC_DIST on Skylake's
+ * counter 1, Ice Lake's fixed counter 0), for the instruction that
+ * wrapped it.  The record holds the state after that instruction: its
+ * address (the eventing IP), the next one's, the general registers, the
+ * counters it is for, and for memory events the data address and where
+ * the data was.  The counter then takes the reset value the debug store
+ * holds for it.
+ *
+ * Format 3 records are all alike (struct pebs_rec), and only the first
+ * four general counters have PEBS.  Format 4 (PEBS_BASELINE) has it on
+ * every counter, the fixed ones too, and a record is made of groups:
+ * the basic one (its size, the eventing IP, the counters, the TSC),
+ * then those MSR_PEBS_DATA_CFG selects for counters whose Adaptive bit
+ * is set (every precise event's here): memory, the general registers,
+ * the XMM registers, the LBR.  A CPU's selection is what its precise
+ * events need together, set as the first comes and grown as others do
+ * (as upstream, it does not shrink until the CPU has none); the drain
+ * reads each record by its own size.
  *
  * Each CPU's debug store (cpu_debug_store, which the CPU entry area maps
  * on every CPU) gets a buffer, mapped there as well so that the CPU can
@@ -44,9 +57,10 @@
  * of 16, which every cycle meets (the PREC_DIST form with precise_ip 3),
  * as upstream does.
  *
- * Not here: the other record formats (the adaptive records of Ice Lake
- * and later, the older ones), PEBS on fixed counters, the load latency
- * and store latency events, and guests' PEBS.
+ * Not here: the older record formats and format 5 (Sapphire Rapids'
+ * counters 0 and fixed 0 with precise distribution), PEBS on fixed
+ * counter 3 (the topdown slots, which do not sample here), the load
+ * latency and store latency events, and guests' PEBS.
  *
  * Locking: the buffers are allocated under pebs_mutex, before the first
  * precise event exists; the per-CPU state and the CPU's registers are
@@ -70,13 +84,22 @@
 #include <asm/segment.h>
 #include <asm/timer.h>
 
+#include "intel_lbr.h"
 #include "intel_models.h"
 #include "intel_pebs.h"
 
-/* IA32_PERF_CAPABILITIES: trap-like records, and their format (11:8). */
+/* IA32_PERF_CAPABILITIES: trap-like records, their format (11:8). */
 #define PEBS_CAP_TRAP		BIT_ULL(6)
 #define PEBS_CAP_FORMAT(caps)	(((caps) >> 8) & 0xf)
+#define PEBS_CAP_BASELINE	BIT_ULL(14)
 #define PEBS_FORMAT_SKL		3
+#define PEBS_FORMAT_ICL		4
+
+/* Format 4: the groups of a record (format_size bits 47:0), its size. */
+#define PEBS_GROUPS		GENMASK_ULL(47, 0)
+#define PEBS_SIZE_SHIFT		48
+/* The fixed counters' reset values, after the eight general ones'. */
+#define PEBS_RESET_FIXED	8
 
 /* Cycles, as precise events count them: every cycle has < 16 retiring. */
 #define PEBS_CYCLES		0x003cULL
@@ -87,8 +110,8 @@
 /* The data source of a store: bit 0, an L1 hit. */
 #define PEBS_DSE_L1_HIT		BIT_ULL(0)
 
-/* The PEBS counters, each of which may have a record past the threshold. */
-#define PEBS_COUNTERS		4
+/* Skylake's PEBS counters, the first four general ones. */
+#define PEBS_SKL_COUNTERS	GENMASK_ULL(3, 0)
 
 /* What the samples of large PEBS may hold: what a record has. */
 #define PEBS_LARGE_SAMPLE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID |		\
@@ -100,6 +123,13 @@
 				 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_PERIOD |	\
 				 PERF_SAMPLE_CODE_PAGE_SIZE |			\
 				 PERF_SAMPLE_WEIGHT_TYPE | PERF_SAMPLE_TIME)
+
+/* What asks for the memory group of a format 4 record. */
+#define PEBS_MEM_SAMPLE		(PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC |	\
+				 PERF_SAMPLE_PHYS_ADDR |			\
+				 PERF_SAMPLE_WEIGHT_TYPE |			\
+				 PERF_SAMPLE_TRANSACTION |			\
+				 PERF_SAMPLE_DATA_PAGE_SIZE)
 
 /* The registers a record has, as PERF_REG_X86_* bits. */
 #define PEBS_REGS		(GENMASK_ULL(PERF_REG_X86_FLAGS, PERF_REG_X86_AX) | \
@@ -140,7 +170,10 @@ struct pebs_rec {
 static DEFINE_MUTEX(pebs_mutex);
 static bool pebs_ready;		/* every possible CPU has its buffer */
 static bool pebs_present __ro_after_init;
+static int pebs_format __ro_after_init;
 static u64 pebs_width_mask __ro_after_init;	/* a counter's bits */
+static u64 pebs_counters_all __ro_after_init;	/* those with PEBS */
+static int pebs_lbr_nr __ro_after_init;	/* the LBR's depth, or 0 */
 
 static DEFINE_PER_CPU(struct page *, pebs_pages);
 
@@ -152,6 +185,8 @@ static DEFINE_PER_CPU(struct page *, pebs_pages);
  * @cb: the CPU asked for sched_task (every one large)
  * @pmu: whose sched_task
  * @draining: in drain(), which what it calls may call again
+ * @groups: format 4: the groups the precise events need (PEBS_DATACFG_*)
+ * @written: what MSR_PEBS_DATA_CFG holds
  */
 struct pebs_cpu {
 	u64 on;
@@ -160,6 +195,8 @@ struct pebs_cpu {
 	bool cb;
 	struct pmu *pmu;
 	bool draining;
+	u64 groups;
+	u64 written;
 };
 
 static DEFINE_PER_CPU(struct pebs_cpu, pebs_cpu);
@@ -174,6 +211,25 @@ static void intel_pebs_drain(struct pt_regs *iregs);
 static unsigned long pebs_ds_area(int cpu)
 {
 	return (unsigned long)&get_cpu_entry_area(cpu)->cpu_debug_store;
+}
+
+/* The size of a record: format 3's, or format 4's with @groups. */
+static size_t pebs_record_size(u64 groups)
+{
+	size_t size = sizeof(struct pebs_basic);
+
+	if (pebs_format < PEBS_FORMAT_ICL)
+		return sizeof(struct pebs_rec);
+	if (groups & PEBS_DATACFG_MEMINFO)
+		size += sizeof(struct pebs_meminfo);
+	if (groups & PEBS_DATACFG_GP)
+		size += sizeof(struct pebs_gprs);
+	if (groups & PEBS_DATACFG_XMMS)
+		size += sizeof(struct pebs_xmm);
+	if (groups & PEBS_DATACFG_LBRS)
+		size += (((groups >> PEBS_DATACFG_LBR_SHIFT) & 0xff) + 1) *
+			sizeof(struct lbr_entry);
+	return size;
 }
 
 /* Give @cpu its buffer: allocated, mapped, described in its store. */
@@ -198,8 +254,11 @@ static int pebs_alloc(int cpu)
 	per_cpu(pebs_pages, cpu) = page;
 	ds->pebs_buffer_base = base;
 	ds->pebs_index = base;
-	ds->pebs_absolute_maximum = base + n * sizeof(struct pebs_rec);
-	ds->pebs_interrupt_threshold = base + sizeof(struct pebs_rec);
+	/* Format 4's records differ in size: the whole buffer. */
+	ds->pebs_absolute_maximum = base + (pebs_format < PEBS_FORMAT_ICL ?
+					    n * sizeof(struct pebs_rec) :
+					    PEBS_BUFFER_SIZE);
+	ds->pebs_interrupt_threshold = base + pebs_record_size(0);
 	return 0;
 }
 
@@ -228,16 +287,20 @@ static int pebs_reserve(void)
 	return err;
 }
 
-/* The memory access a Skylake event counts, where its records say. */
+/* The memory access an event counts, where its records say. */
 static u32 pebs_mem_kind(u64 code)
 {
 	u32 event = code & 0xff, umask = (code >> 8) & 0xff;
+	u32 last = pebs_format < PEBS_FORMAT_ICL ? 0xd3 : 0xd4;
 
 	/* No edge, inverse, threshold or AnyThread. */
 	if (code & ~0xffffULL)
 		return 0;
-	/* MEM_LOAD_RETIRED, MEM_LOAD_L3_HIT_RETIRED, _L3_MISS_RETIRED. */
-	if (event >= 0xd1 && event <= 0xd3)
+	/*
+	 * MEM_LOAD_RETIRED, MEM_LOAD_L3_HIT_RETIRED, _L3_MISS_RETIRED, and
+	 * from Ice Lake MEM_LOAD_MISC_RETIRED.
+	 */
+	if (event >= 0xd1 && event <= last)
 		return X86_EVENT_PRECISE_LD;
 	/* MEM_INST_RETIRED: STLB misses, locked, split, all; of each kind. */
 	if (event != 0xd0 || hweight8(umask >> 4) != 1)
@@ -263,18 +326,50 @@ static u64 pebs_large_sample(const struct perf_event *event)
 	if (!event->attr.exclude_kernel ||
 	    (event->attr.sample_regs_user & ~PEBS_REGS))
 		ok &= ~PERF_SAMPLE_REGS_USER;
+	/* Format 4 records have the XMM registers and the LBR as well. */
+	if (pebs_format >= PEBS_FORMAT_ICL)
+		return ok | PERF_SAMPLE_BRANCH_STACK;
 	if (event->attr.sample_regs_intr & ~PEBS_REGS)
 		ok &= ~PERF_SAMPLE_REGS_INTR;
 	return ok;
+}
+
+/*
+ * Format 4: the groups @event's samples need of a record (upstream's
+ * choice): none for an exact IP and time alone; the registers for
+ * precise_ip 1's next IP as for registers asked for.
+ */
+static u64 pebs_groups(const struct perf_event *event)
+{
+	const struct perf_event_attr *attr = &event->attr;
+	u64 st = attr->sample_type, groups = 0;
+
+	if (!(st & ~(PERF_SAMPLE_IP | PERF_SAMPLE_TIME)) && attr->precise_ip > 1)
+		return 0;
+	if (st & PEBS_MEM_SAMPLE)
+		groups |= PEBS_DATACFG_MEMINFO;
+	if (attr->precise_ip < 2 ||
+	    ((st & PERF_SAMPLE_REGS_INTR) && (attr->sample_regs_intr & PEBS_REGS)) ||
+	    ((st & PERF_SAMPLE_REGS_USER) && (attr->sample_regs_user & PEBS_REGS)))
+		groups |= PEBS_DATACFG_GP;
+	if ((st & PERF_SAMPLE_REGS_INTR) &&
+	    (attr->sample_regs_intr & PERF_REG_EXTENDED_MASK))
+		groups |= PEBS_DATACFG_XMMS;
+	if ((st & PERF_SAMPLE_BRANCH_STACK) && pebs_lbr_nr)
+		groups |= PEBS_DATACFG_LBRS |
+			  (u64)(pebs_lbr_nr - 1) << PEBS_DATACFG_LBR_SHIFT;
+	return groups;
 }
 
 /**
  * intel_pebs_config - make a precise event of @event (attr.precise_ip)
  * @event: an event being made, its hw.config set
  *
- * Reserves the buffers at the first one.  Cycles take their precise
- * form; the event stops interrupting on its overflow, and its kind of
- * memory access, if any, is noted for the data source.
+ * Reserves the buffers at the first one.  On Skylake, cycles take their
+ * precise form and edges, inverses and thresholds are refused; from Ice
+ * Lake the event asks for adaptive records.  The event stops
+ * interrupting on its overflow, and its kind of memory access, if any,
+ * is noted for the data source.
  *
  * Return: 0, or -ENOMEM when the buffers cannot be had.
  */
@@ -289,6 +384,10 @@ int intel_pebs_config(struct perf_event *event)
 	err = pebs_reserve();
 	if (err)
 		return err;
+	if (pebs_format >= PEBS_FORMAT_ICL) {
+		hwc->config |= ICL_EVENTSEL_ADAPTIVE;
+		goto precise;
+	}
 	if (code == PEBS_CYCLES) {
 		code = event->attr.precise_ip == 3 ? PEBS_CYCLES_PDIST
 						   : PEBS_CYCLES_ALL;
@@ -298,6 +397,7 @@ int intel_pebs_config(struct perf_event *event)
 	if ((code & X86_ALL_EVENT_FLAGS) && code != PEBS_CYCLES_ALL &&
 	    code != PEBS_CYCLES_PDIST)
 		return -EINVAL;
+precise:
 	hwc->config &= ~ARCH_PERFMON_EVENTSEL_INT;
 	hwc->flags |= X86_EVENT_PRECISE | pebs_mem_kind(code);
 	/*
@@ -320,26 +420,59 @@ int intel_pebs_config(struct perf_event *event)
  */
 static u64 intel_pebs_constraint(const struct x86_vendor *v, u64 config)
 {
-	return (config & 0xffff) == PEBS_PREC_DIST ? BIT_ULL(1) : GENMASK_ULL(3, 0);
+	return (config & 0xffff) == PEBS_PREC_DIST ? BIT_ULL(1) : PEBS_SKL_COUNTERS;
+}
+
+/*
+ * The same from Ice Lake, as upstream's table and its fallback to the
+ * event's own rules say: INST_RETIRED.PREC_DIST (and its new encoding
+ * 0x0100) on fixed counter 0, the memory events on the first four
+ * general counters, any other where it counts.
+ */
+static u64 intel_pebs_constraint_icl(const struct x86_vendor *v, u64 config)
+{
+	u64 code = config & 0xffff;
+	u32 event = config & 0xff;
+
+	if (!(config & X86_ALL_EVENT_FLAGS)) {
+		if (code == PEBS_PREC_DIST || code == 0x0100)
+			return BIT_ULL(X86_ASSIGN_FIXED_BASE);
+		if (event >= 0xd0 && event <= 0xd4)
+			return GENMASK_ULL(3, 0);
+	}
+	return v->constraint(v, config);
+}
+
+/* The debug store's slot of counter @idx's reset value. */
+static int pebs_reset_slot(int idx)
+{
+	if (idx < X86_ASSIGN_FIXED_BASE)
+		return idx;
+	return PEBS_RESET_FIXED + idx - X86_ASSIGN_FIXED_BASE;
 }
 
 /**
  * intel_pebs_enable - turn PEBS on for a precise event's counter
- * @event: the event, its counter (a general one) assigned
+ * @event: the event, its counter assigned
  *
  * Before its counter starts.  The reset value is 0: the PMI that the
- * record raises starts the next period.
+ * record raises starts the next period.  Format 4: the groups the CPU's
+ * precise events need are selected first.
  */
 void intel_pebs_enable(struct perf_event *event)
 {
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
 	struct pebs_cpu *pc = this_cpu_ptr(&pebs_cpu);
 	struct hw_perf_event *hwc = &event->hw;
-	int idx = hwc->idx;
+	int idx = hwc->idx, slot = pebs_reset_slot(idx);
 
-	ds->pebs_event_reset[idx] = 0;
+	if (pebs_format >= PEBS_FORMAT_ICL && pc->groups != pc->written) {
+		wrmsrl(MSR_PEBS_DATA_CFG, pc->groups);
+		pc->written = pc->groups;
+	}
+	ds->pebs_event_reset[slot] = 0;
 	if (hwc->flags & X86_EVENT_RELOAD)
-		ds->pebs_event_reset[idx] = -hwc->sample_period & pebs_width_mask;
+		ds->pebs_event_reset[slot] = -hwc->sample_period & pebs_width_mask;
 	pc->on |= BIT_ULL(idx);
 	wrmsrl(MSR_IA32_PEBS_ENABLE, pc->on);
 }
@@ -366,13 +499,13 @@ void intel_pebs_disable(struct perf_event *event)
 static void pebs_threshold(struct pebs_cpu *pc)
 {
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
+	size_t size = pebs_record_size(pc->groups);
 
 	if (pc->n && pc->n == pc->n_large)
 		ds->pebs_interrupt_threshold = ds->pebs_absolute_maximum -
-			PEBS_COUNTERS * sizeof(struct pebs_rec);
+			hweight64(pebs_counters_all) * size;
 	else
-		ds->pebs_interrupt_threshold = ds->pebs_buffer_base +
-			sizeof(struct pebs_rec);
+		ds->pebs_interrupt_threshold = ds->pebs_buffer_base + size;
 }
 
 /* A precise event comes (@add) or goes: the threshold, sched_task. */
@@ -385,6 +518,9 @@ static void pebs_account(struct perf_event *event, bool add)
 	pc->n += d;
 	if (event->hw.flags & X86_EVENT_PRECISE_LARGE)
 		pc->n_large += d;
+	/* The groups grow with each event, and start anew with the first. */
+	if (add && pebs_format >= PEBS_FORMAT_ICL)
+		pc->groups = (pc->n == 1 ? 0 : pc->groups) | pebs_groups(event);
 	pebs_threshold(pc);
 	cb = pc->n && pc->n == pc->n_large;
 	if (cb == pc->cb)
@@ -448,6 +584,10 @@ void intel_pebs_cpu_starting(void)
 		return;
 	this_cpu_write(pebs_cpu.on, 0);
 	wrmsrl(MSR_IA32_PEBS_ENABLE, 0);
+	if (pebs_format >= PEBS_FORMAT_ICL) {
+		this_cpu_write(pebs_cpu.written, 0);
+		wrmsrl(MSR_PEBS_DATA_CFG, 0);
+	}
 	wrmsrl(MSR_IA32_DS_AREA, pebs_ds_area(smp_processor_id()));
 }
 
@@ -486,7 +626,83 @@ static bool pebs_kernel_ip(unsigned long ip)
 #endif
 }
 
-/* What a record makes of @event's sample (x86_record_fill_t). */
+/* The sample's time from a record's TSC, where it is sched_clock()'s. */
+static void pebs_time(struct perf_event *event, struct perf_sample_data *data,
+		      u64 tsc)
+{
+	if ((event->attr.sample_type & PERF_SAMPLE_TIME) &&
+	    !event->attr.use_clockid && using_native_sched_clock() &&
+	    sched_clock_stable()) {
+		data->time = native_sched_clock_from_tsc(tsc) +
+			     __sched_clock_offset;
+		data->sample_flags |= PERF_SAMPLE_TIME;
+	}
+}
+
+/* A memory event's data address and source, as the sample asks. */
+static void pebs_mem(struct perf_event *event, struct perf_sample_data *data,
+		     u64 addr, u64 source)
+{
+	u64 st = event->attr.sample_type;
+
+	if (st & (PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR |
+		  PERF_SAMPLE_DATA_PAGE_SIZE)) {
+		data->addr = addr;
+		data->sample_flags |= PERF_SAMPLE_ADDR;
+	}
+	if (st & PERF_SAMPLE_DATA_SRC) {
+		data->data_src.val = pebs_data_src(event, source);
+		data->sample_flags |= PERF_SAMPLE_DATA_SRC;
+	}
+}
+
+/* The sample's IP: the eventing one, exact, for precise_ip 2 and 3. */
+static void pebs_ip(struct pt_regs *regs, unsigned long ip, u64 flags,
+		    bool exact)
+{
+	regs->flags = (flags & ~PERF_EFLAGS_EXACT) | (exact ? PERF_EFLAGS_EXACT : 0);
+	regs->ip = ip;
+	regs->cs = pebs_kernel_ip(ip) ? __KERNEL_CS : __USER_CS;
+}
+
+#define PEBS_PT(r)	offsetof(struct pt_regs, r)
+
+/* Where RAX and the seven after it go in struct pt_regs, per format. */
+static const u16 pebs_rec_regs[] = {
+	PEBS_PT(ax), PEBS_PT(bx), PEBS_PT(cx), PEBS_PT(dx),
+	PEBS_PT(si), PEBS_PT(di), PEBS_PT(bp), PEBS_PT(sp),
+};
+
+static const u16 pebs_gprs_regs[] = {
+	PEBS_PT(ax), PEBS_PT(cx), PEBS_PT(dx), PEBS_PT(bx),
+	PEBS_PT(sp), PEBS_PT(bp), PEBS_PT(si), PEBS_PT(di),
+};
+
+#ifdef CONFIG_X86_64
+/* R8 to R15, which follow them in both formats. */
+static const u16 pebs_hi_regs[] = {
+	PEBS_PT(r8), PEBS_PT(r9), PEBS_PT(r10), PEBS_PT(r11),
+	PEBS_PT(r12), PEBS_PT(r13), PEBS_PT(r14), PEBS_PT(r15),
+};
+#endif
+
+/*
+ * The sample's general registers from a record's, RAX at @ax and the
+ * others after it, in the order @low gives.
+ */
+static void pebs_regs(struct pt_regs *regs, const u64 *ax, const u16 *low)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		*(unsigned long *)((void *)regs + low[i]) = ax[i];
+#ifdef CONFIG_X86_64
+	for (i = 0; i < ARRAY_SIZE(pebs_hi_regs); i++)
+		*(unsigned long *)((void *)regs + pebs_hi_regs[i]) = ax[8 + i];
+#endif
+}
+
+/* What a format 3 record makes of @event's sample (x86_record_fill_t). */
 static void pebs_fill(struct perf_event *event, struct perf_sample_data *data,
 		      struct pt_regs *regs, const struct pt_regs *iregs,
 		      const void *p)
@@ -494,51 +710,86 @@ static void pebs_fill(struct perf_event *event, struct perf_sample_data *data,
 	const struct pebs_rec *r = p;
 	u64 st = event->attr.sample_type;
 	bool exact = event->attr.precise_ip > 1;
-	unsigned long ip = exact ? r->event_ip : r->ip;
 
-	regs->flags = (r->flags & ~PERF_EFLAGS_EXACT) |
-		      (exact ? PERF_EFLAGS_EXACT : 0);
-	regs->ip = ip;
-	regs->cs = pebs_kernel_ip(ip) ? __KERNEL_CS : __USER_CS;
-	if (st & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_REGS_USER)) {
-		regs->ax = r->ax;
-		regs->bx = r->bx;
-		regs->cx = r->cx;
-		regs->dx = r->dx;
-		regs->si = r->si;
-		regs->di = r->di;
-		regs->bp = r->bp;
-		regs->sp = r->sp;
-#ifdef CONFIG_X86_64
-		regs->r8 = r->r8;
-		regs->r9 = r->r9;
-		regs->r10 = r->r10;
-		regs->r11 = r->r11;
-		regs->r12 = r->r12;
-		regs->r13 = r->r13;
-		regs->r14 = r->r14;
-		regs->r15 = r->r15;
-#endif
-	}
-	if (st & (PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR |
-		  PERF_SAMPLE_DATA_PAGE_SIZE)) {
-		data->addr = r->addr;
-		data->sample_flags |= PERF_SAMPLE_ADDR;
-	}
-	if (st & PERF_SAMPLE_DATA_SRC) {
-		data->data_src.val = pebs_data_src(event, r->source);
-		data->sample_flags |= PERF_SAMPLE_DATA_SRC;
-	}
+	pebs_ip(regs, exact ? r->event_ip : r->ip, r->flags, exact);
+	if (st & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_REGS_USER))
+		pebs_regs(regs, &r->ax, pebs_rec_regs);
+	pebs_mem(event, data, r->addr, r->source);
 	/* The callchain of the interrupted context, as upstream's. */
 	if (st & PERF_SAMPLE_CALLCHAIN)
 		perf_sample_save_callchain(data, event, (struct pt_regs *)iregs);
-	/* The record's time, where the TSC is sched_clock()'s. */
-	if ((st & PERF_SAMPLE_TIME) && !event->attr.use_clockid &&
-	    using_native_sched_clock() && sched_clock_stable()) {
-		data->time = native_sched_clock_from_tsc(r->tsc) +
-			     __sched_clock_offset;
-		data->sample_flags |= PERF_SAMPLE_TIME;
+	pebs_time(event, data, r->tsc);
+}
+
+/*
+ * What a format 4 record makes of @event's sample: its groups in their
+ * order, the XMM registers through the struct x86_perf_regs @regs is
+ * in, the branch stack from its LBR records.
+ */
+static void pebs_fill_icl(struct perf_event *event,
+			  struct perf_sample_data *data, struct pt_regs *regs,
+			  const struct pt_regs *iregs, const void *p)
+{
+	const struct pebs_basic *b = p;
+	u64 groups = b->format_group, st = event->attr.sample_type;
+	const struct pebs_meminfo *mem = NULL;
+	const struct pebs_gprs *g = NULL;
+	const void *next = b + 1;
+	bool exact = event->attr.precise_ip > 1;
+
+	if (groups & PEBS_DATACFG_MEMINFO) {
+		mem = next;
+		next = mem + 1;
 	}
+	if (groups & PEBS_DATACFG_GP) {
+		g = next;
+		next = g + 1;
+	}
+	/* precise_ip 1's next IP is in the registers, which it asks for. */
+	if (!exact && g)
+		pebs_ip(regs, g->ip, g->flags, false);
+	else
+		pebs_ip(regs, b->ip, g ? g->flags : regs->flags, true);
+	if (g && (st & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_REGS_USER)))
+		pebs_regs(regs, &g->ax, pebs_gprs_regs);
+	if (mem)
+		pebs_mem(event, data, mem->address, mem->aux);
+	if (groups & PEBS_DATACFG_XMMS) {
+		const struct pebs_xmm *x = next;
+
+		container_of(regs, struct x86_perf_regs, regs)->xmm_regs =
+			(u64 *)x->xmm;
+		next = x + 1;
+	}
+	if ((groups & PEBS_DATACFG_LBRS) && has_branch_stack(event))
+		intel_lbr_sample_records(event, data, next,
+					 ((groups >> PEBS_DATACFG_LBR_SHIFT) & 0xff) + 1);
+	if (st & PERF_SAMPLE_CALLCHAIN)
+		perf_sample_save_callchain(data, event, (struct pt_regs *)iregs);
+	pebs_time(event, data, b->tsc);
+}
+
+/* The record after @p, before @end; NULL when none fits. */
+static const void *pebs_next(const void *p, const void *end)
+{
+	const struct pebs_basic *b = p;
+	size_t left = end - p, size;
+
+	if (pebs_format < PEBS_FORMAT_ICL)
+		return left >= sizeof(struct pebs_rec) ?
+		       p + sizeof(struct pebs_rec) : NULL;
+	if (left < sizeof(*b))
+		return NULL;
+	size = b->format_size;
+	return size >= sizeof(*b) && size <= left ? p + size : NULL;
+}
+
+/* The counters record @p is for, of those with PEBS on. */
+static u64 pebs_rec_counters(const void *p, u64 on)
+{
+	if (pebs_format < PEBS_FORMAT_ICL)
+		return ((const struct pebs_rec *)p)->counters & on;
+	return ((const struct pebs_basic *)p)->applicable_counters & on;
 }
 
 /*
@@ -552,10 +803,13 @@ static void intel_pebs_drain(struct pt_regs *iregs)
 {
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
 	struct pebs_cpu *pc = this_cpu_ptr(&pebs_cpu);
-	const struct pebs_rec *first, *end, *r;
-	u64 records[PEBS_COUNTERS] = { 0 }, which;
+	x86_record_fill_t fill = pebs_format < PEBS_FORMAT_ICL ? pebs_fill :
+								  pebs_fill_icl;
+	u32 records[X86_ASSIGN_FIXED_BASE + INTEL_PMC_MAX_FIXED] = { 0 };
+	const void *first, *end, *r, *next;
 	struct pt_regs none;
 	bool in_pmi = iregs;
+	u64 which;
 	int idx;
 
 	if (pc->draining || !ds->pebs_buffer_base ||
@@ -566,24 +820,22 @@ static void intel_pebs_drain(struct pt_regs *iregs)
 		memset(&none, 0, sizeof(none));
 		iregs = &none;
 	}
-	first = (const struct pebs_rec *)(unsigned long)ds->pebs_buffer_base;
-	end = (const struct pebs_rec *)(unsigned long)ds->pebs_index;
+	first = (const void *)(unsigned long)ds->pebs_buffer_base;
+	end = (const void *)(unsigned long)ds->pebs_index;
 	ds->pebs_index = ds->pebs_buffer_base;
-	/* PEBS counters are the first PEBS_COUNTERS (the precise rules). */
-	for (r = first; r < end; r++)
-		for (which = r->counters & pc->on & GENMASK_ULL(PEBS_COUNTERS - 1, 0);
-		     which; which &= which - 1)
+	for (r = first; (next = pebs_next(r, end)); r = next)
+		for (which = pebs_rec_counters(r, pc->on); which; which &= which - 1)
 			records[__ffs64(which)]++;
-	for (idx = 0; idx < PEBS_COUNTERS; idx++)
-		if (records[idx] && (pc->on & BIT_ULL(idx)))
+	for (which = pc->on; which; which &= which - 1) {
+		idx = __ffs64(which);
+		if (records[idx])
 			x86_pmu_reload_fold(idx, records[idx]);
+	}
 	/* An event's last record in the PMI is its overflow. */
-	for (r = first; r < end; r++) {
-		which = r->counters & pc->on & GENMASK_ULL(PEBS_COUNTERS - 1, 0);
-		for (; which; which &= which - 1) {
+	for (r = first; (next = pebs_next(r, end)); r = next) {
+		for (which = pebs_rec_counters(r, pc->on); which; which &= which - 1) {
 			idx = __ffs64(which);
-			x86_pmu_record(idx, iregs, pebs_fill, r,
-				       in_pmi && !--records[idx]);
+			x86_pmu_record(idx, iregs, fill, r, in_pmi && !--records[idx]);
 		}
 	}
 	pc->draining = false;
@@ -621,27 +873,40 @@ struct attribute ** __init intel_pebs_events(void)
  * @m: the model's tables
  * @caps: IA32_PERF_CAPABILITIES
  * @gp: the general counters, on which PEBS works
- * @v: the description of the core's counters: the precise hooks are
- *	filled in when there is PEBS this driver reads
+ * @v: the description of the core's counters (its counters and LBR
+ *	probed): the precise hooks are filled in when there is PEBS this
+ *	driver reads
  *
  * Return: the highest precise_ip, 0 when there is no such PEBS.
  */
 int __init intel_pebs_probe(const struct intel_model *m, u64 caps, u64 gp,
 			    struct x86_vendor *v)
 {
-	int precise = intel_model_precise(m);
+	int precise = intel_model_precise(m), format = PEBS_CAP_FORMAT(caps);
 
 	if (!precise || !boot_cpu_has(X86_FEATURE_PEBS) ||
-	    !boot_cpu_has(X86_FEATURE_DTES64) ||
-	    PEBS_CAP_FORMAT(caps) != PEBS_FORMAT_SKL || !(caps & PEBS_CAP_TRAP))
+	    !boot_cpu_has(X86_FEATURE_DTES64) || !(caps & PEBS_CAP_TRAP))
 		return 0;
+	if (format == PEBS_FORMAT_SKL) {
+		pebs_counters_all = gp & PEBS_SKL_COUNTERS;
+		v->precise_constraint = intel_pebs_constraint;
+	} else if (format == PEBS_FORMAT_ICL && (caps & PEBS_CAP_BASELINE)) {
+		/* Every counter but fixed counter 3's topdown slots. */
+		pebs_counters_all = gp | (v->counters & X86_FIXED_MASK &
+			GENMASK_ULL(X86_ASSIGN_FIXED_BASE + 2, X86_ASSIGN_FIXED_BASE));
+		v->precise_constraint = intel_pebs_constraint_icl;
+		v->extended_regs = true;
+		pebs_lbr_nr = v->branches;
+	} else {
+		return 0;
+	}
+	pebs_format = format;
 	pebs_present = true;
 	pebs_width_mask = GENMASK_ULL(v->width - 1, 0);
 	pebs_next_sched_task = v->sched_task;
 	v->sched_task = intel_pebs_sched_task;
 	v->max_precise = precise;
-	v->precise_counters = gp;
-	v->precise_constraint = intel_pebs_constraint;
+	v->precise_counters = pebs_counters_all;
 	v->drain = intel_pebs_drain;
 	return precise;
 }
