@@ -290,11 +290,16 @@ runs_of() {
 			# shellcheck disable=SC2046
 			run "debug-smp2" debug 2 2048 3600 $(paths "${all_tests[@]}")
 			# The emulated Skylake-SP: its model's tables, the
-			# offcore registers and the LBR are fuzzed too.
+			# offcore registers, the LBR and format 3 PEBS are
+			# fuzzed too; on Ice Lake-SP, adaptive PEBS.
 			fuzz debug 4 skx
-			# Branch stacks under KASAN and lockdep.
+			fuzz debug 2 icx
+			# Branch stacks and precise samples under KASAN and
+			# lockdep, on both models' PEBS.
 			# shellcheck disable=SC2046
 			PMU=skx run "pmu-skx-debug-smp2" debug 2 2048 3600 $(paths hw_lbr hw_pebs)
+			# shellcheck disable=SC2046
+			PMU=icx run "pmu-icx-debug-smp2" debug 2 2048 3600 $(paths hw_pebs)
 		fi
 		# The hardware-event tests under KASAN and lockdep (7 min):
 		# make check has them on ours and fuzzes the debug kernel on

@@ -1852,8 +1852,9 @@ static void gen_branch_event(struct rng *r, struct perf_event_attr *a)
 /*
  * Where the cpu PMU has precise events (PEBS): a hardware or raw event
  * with precise_ip, sampling what a precise sample adds (the data address
- * and source, the record's registers, a callchain), which the generic
- * choices make too rarely to matter.
+ * and source, the record's registers, a callchain; where records have
+ * them, the XMM registers and a branch stack), which the generic choices
+ * make too rarely to matter.
  */
 static void gen_precise_event(struct rng *r, struct perf_event_attr *a)
 {
@@ -1861,9 +1862,13 @@ static void gen_precise_event(struct rng *r, struct perf_event_attr *a)
 		PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS,
 		PERF_COUNT_HW_BRANCH_INSTRUCTIONS, PERF_COUNT_HW_REF_CPU_CYCLES,
 	};
-	/* Loads and stores retired, INST_RETIRED.PREC_DIST, cycles' forms. */
+	/*
+	 * Loads and stores retired, loads that hit L1, INST_RETIRED.PREC_DIST
+	 * (both encodings), cycles' forms, reference cycles.
+	 */
 	static const uint64_t raw[] = {
-		0x81d0, 0x82d0, 0x1c0, 0x108000c0, 0x108001c0, 0x10000c4,
+		0x81d0, 0x82d0, 0x01d1, 0x1c0, 0x0100, 0x108000c0, 0x108001c0,
+		0x10000c4, 0x0300,
 	};
 	static const uint64_t periods[] = { 97, 1000, 10007, 100000 };
 
@@ -1883,9 +1888,16 @@ static void gen_precise_event(struct rng *r, struct perf_event_attr *a)
 	a->sample_type |= PERF_SAMPLE_IP |
 			  rnd_bits(r, PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC |
 				   PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_CALLCHAIN |
-				   PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_TIME, 3);
-	if (a->sample_type & PERF_SAMPLE_REGS_INTR)
+				   PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_TIME |
+				   PERF_SAMPLE_BRANCH_STACK, 3);
+	if (a->sample_type & PERF_SAMPLE_REGS_INTR) {
 		a->sample_regs_intr = gen_regs(r, true);
+		/* XMM0 to XMM15, two halves each (bits 32 to 63). */
+		if (one_in(r, 3))
+			a->sample_regs_intr |= rnd(r) << 32;
+	}
+	if (a->sample_type & PERF_SAMPLE_BRANCH_STACK)
+		a->branch_sample_type = gen_branch_filter(r);
 }
 
 /* One deliberate mistake in an otherwise plausible attribute. */
