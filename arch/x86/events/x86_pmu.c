@@ -54,6 +54,7 @@
 #include <linux/nmi.h>
 #include <linux/nospec.h>
 #include <linux/perf_event.h>
+#include <linux/perf_regs.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -61,7 +62,6 @@
 #include <asm/apic.h>
 #include <asm/cpu.h>
 #include <asm/perf_event.h>
-#include <asm/perf_regs.h>
 #include <asm/timer.h>
 
 #include "x86_pmu.h"
