@@ -16,9 +16,11 @@
  *   offcore response events take MSR_OFFCORE_RSP_0 or _1 (the first two
  *   entries of a model's table, in that order), which the driver
  *   programs from config1 (a cache event's from the model's table);
- *   the load latency and frontend registers belong to PEBS, which this
- *   driver does not drive, and their events are refused with -ENXIO,
- *   the errno upstream gives when the register cannot be written.
+ *   the load latency register (the third entry) is PEBS's, programmed
+ *   from config1 where the PEBS driver drives it; the frontend
+ *   register and the others are not driven, and their events are
+ *   refused with -ENXIO, the errno upstream gives when the register
+ *   cannot be written.
  *
  * caps/pmu_name takes upstream's name for the model, which the perf
  * tool uses to pick its event lists and metrics; events/ and format/
@@ -744,13 +746,15 @@ u64 intel_model_cache_event(const struct intel_model *m, unsigned int cache,
  *
  * An offcore response event takes MSR_OFFCORE_RSP_0 or _1 with the
  * value of its config1, which may have only the register's bits
- * (-EINVAL); a cache event's comes from the model's table.  An event
- * that needs the load latency or frontend register (PEBS's, which this
- * driver does not drive) is refused with -ENXIO, as upstream refuses it
- * where the register cannot be written, after the same config1 check.
+ * (-EINVAL); a cache event's comes from the model's table.  The load
+ * latency events take MSR_PEBS_LD_LAT_THRESHOLD with their config1.  An
+ * event that needs the frontend register or another this driver does
+ * not drive is refused with -ENXIO, as upstream refuses it where the
+ * register cannot be written, after the same config1 check.
  *
  * Return: -1 when the event needs no register, 0 or 1 for the offcore
- * response register it takes first, or the errno.
+ * response register it takes first, %INTEL_EXTRA_LDLAT for the load
+ * latency register, or the errno.
  */
 int intel_model_extra(const struct intel_model *m, struct perf_event *event,
 		      u64 *config1)
@@ -775,7 +779,7 @@ int intel_model_extra(const struct intel_model *m, struct perf_event *event,
 			event->attr.config1;
 		if (*config1 & ~e->valid)
 			return -EINVAL;
-		return i < 2 ? i : -ENXIO;
+		return i <= INTEL_EXTRA_LDLAT ? i : -ENXIO;
 	}
 	return -1;
 }

@@ -23,6 +23,9 @@ bool intel_model_constraint(const struct intel_model *m, u64 config, u64 gp,
 			    u64 fixed, u64 *counters);
 u64 intel_model_cache_event(const struct intel_model *m, unsigned int cache,
 			    unsigned int op, unsigned int result);
+/* intel_model_extra()'s index of the load latency register. */
+#define INTEL_EXTRA_LDLAT	2
+
 int intel_model_extra(const struct intel_model *m, struct perf_event *event,
 		      u64 *config1);
 u64 intel_model_rsp(const struct intel_model *m, int i, u64 *valid);

@@ -57,10 +57,18 @@
  * of 16, which every cycle meets (the PREC_DIST form with precise_ip 3),
  * as upstream does.
  *
+ * The load latency events (MEM_TRANS_RETIRED.LOAD_LATENCY, the perf
+ * tool's mem-loads) count the loads slower than the threshold their
+ * config1 gives MSR_PEBS_LD_LAT_THRESHOLD (intel_rsp.c holds it); on
+ * Skylake their counter's load latency bit of IA32_PEBS_ENABLE (32 +
+ * the counter) is set too.  Their records give each load's latency (the
+ * sample's weight) and where its data came from (the data source, by
+ * upstream's table for the model).
+ *
  * Not here: the older record formats and format 5 (Sapphire Rapids'
  * counters 0 and fixed 0 with precise distribution), PEBS on fixed
- * counter 3 (the topdown slots, which do not sample here), the load
- * latency and store latency events, and guests' PEBS.
+ * counter 3 (the topdown slots, which do not sample here), the store
+ * latency events, and guests' PEBS.
  *
  * Locking: the buffers are allocated under pebs_mutex, before the first
  * precise event exists; the per-CPU state and the CPU's registers are
@@ -77,7 +85,9 @@
 #include <linux/sched/clock.h>
 #include <linux/topology.h>
 
+#include <asm/cpu_device_id.h>
 #include <asm/cpu_entry_area.h>
+#include <asm/intel-family.h>
 #include <asm/intel_ds.h>
 #include <asm/msr.h>
 #include <asm/perf_event.h>
@@ -87,6 +97,7 @@
 #include "intel_lbr.h"
 #include "intel_models.h"
 #include "intel_pebs.h"
+#include "intel_rsp.h"
 
 /* IA32_PERF_CAPABILITIES: trap-like records, their format (11:8). */
 #define PEBS_CAP_TRAP		BIT_ULL(6)
@@ -106,9 +117,46 @@
 #define PEBS_CYCLES_ALL		0x108000c0ULL	/* INST_RETIRED.TOTAL_CYCLES_PS */
 #define PEBS_CYCLES_PDIST	0x108001c0ULL	/* INST_RETIRED.PREC_DIST, same */
 #define PEBS_PREC_DIST		0x01c0ULL
+/* MEM_TRANS_RETIRED.LOAD_LATENCY */
+#define PEBS_LOAD_LATENCY	0x01cdULL
 
 /* The data source of a store: bit 0, an L1 hit. */
 #define PEBS_DSE_L1_HIT		BIT_ULL(0)
+/* A load's: where the data came from (3:0), an STLB miss, locked. */
+#define PEBS_DSE_SOURCE		GENMASK_ULL(3, 0)
+#define PEBS_DSE_STLB_MISS	BIT_ULL(4)
+#define PEBS_DSE_LOCKED		BIT_ULL(5)
+
+#define PEBS_SRC(a, b)		PERF_MEM_S(a, b)
+#define PEBS_LOAD_HIT		(PEBS_SRC(OP, LOAD) | PEBS_SRC(LVL, HIT))
+#define PEBS_LVL(l)		PEBS_SRC(LVLNUM, l)
+
+/*
+ * The data sources of load latency records, Skylake's and Ice Lake's,
+ * as upstream decodes them: the caches of this core and package, then
+ * L3 misses served elsewhere (entries 8 and 9 are persistent memory on
+ * the servers, pebs_src_pmem, an L4 on the clients), I/O, uncached.
+ */
+static const u64 pebs_src[16] = {
+	PEBS_SRC(OP, LOAD) | PEBS_SRC(LVL, MISS) | PEBS_LVL(L3) | PEBS_SRC(SNOOP, NA),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L1) | PEBS_LVL(L1) | PEBS_SRC(SNOOP, NONE),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, LFB) | PEBS_LVL(LFB) | PEBS_SRC(SNOOP, NONE),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L2) | PEBS_LVL(L2) | PEBS_SRC(SNOOP, NONE),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L3) | PEBS_LVL(L3) | PEBS_SRC(SNOOP, NONE),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L3) | PEBS_LVL(L3) | PEBS_SRC(SNOOP, MISS),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L3) | PEBS_LVL(L3) | PEBS_SRC(SNOOP, HIT),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L3) | PEBS_LVL(L3) | PEBS_SRC(SNOOP, HITM),
+	PEBS_LOAD_HIT | PEBS_LVL(L4) | PEBS_SRC(SNOOP, HIT),
+	PEBS_LOAD_HIT | PEBS_LVL(L4) | PEBS_SRC(REMOTE, REMOTE) | PEBS_SRC(SNOOP, HIT),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, LOC_RAM) | PEBS_LVL(RAM) | PEBS_SRC(SNOOP, HIT),
+	PEBS_LOAD_HIT | PEBS_LVL(RAM) | PEBS_SRC(REMOTE, REMOTE) | PEBS_SRC(SNOOP, NONE),
+	PEBS_LOAD_HIT | PEBS_LVL(ANY_CACHE) | PEBS_SRC(REMOTE, REMOTE) |
+		PEBS_SRC(SNOOPX, FWD),
+	PEBS_LOAD_HIT | PEBS_LVL(ANY_CACHE) | PEBS_SRC(REMOTE, REMOTE) |
+		PEBS_SRC(SNOOP, HITM),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, IO) | PEBS_LVL(NA) | PEBS_SRC(SNOOP, NONE),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, UNC) | PEBS_LVL(NA) | PEBS_SRC(SNOOP, NONE),
+};
 
 /* Skylake's PEBS counters, the first four general ones. */
 #define PEBS_SKL_COUNTERS	GENMASK_ULL(3, 0)
@@ -174,6 +222,8 @@ static int pebs_format __ro_after_init;
 static u64 pebs_width_mask __ro_after_init;	/* a counter's bits */
 static u64 pebs_counters_all __ro_after_init;	/* those with PEBS */
 static int pebs_lbr_nr __ro_after_init;	/* the LBR's depth, or 0 */
+static bool pebs_src_pmem __ro_after_init;	/* a server's sources 8, 9 */
+static bool pebs_ldlat __ro_after_init;	/* the load latency register */
 
 static DEFINE_PER_CPU(struct page *, pebs_pages);
 
@@ -187,9 +237,12 @@ static DEFINE_PER_CPU(struct page *, pebs_pages);
  * @draining: in drain(), which what it calls may call again
  * @groups: format 4: the groups the precise events need (PEBS_DATACFG_*)
  * @written: what MSR_PEBS_DATA_CFG holds
+ * @latency: format 3: the counters of load latency events (their load
+ *	latency bits, IA32_PEBS_ENABLE's 32 and up)
  */
 struct pebs_cpu {
 	u64 on;
+	u64 latency;
 	int n;
 	int n_large;
 	bool cb;
@@ -296,6 +349,8 @@ static u32 pebs_mem_kind(u64 code)
 	/* No edge, inverse, threshold or AnyThread. */
 	if (code & ~0xffffULL)
 		return 0;
+	if (code == PEBS_LOAD_LATENCY)
+		return pebs_ldlat ? X86_EVENT_PRECISE_LAT : 0;
 	/*
 	 * MEM_LOAD_RETIRED, MEM_LOAD_L3_HIT_RETIRED, _L3_MISS_RETIRED, and
 	 * from Ice Lake MEM_LOAD_MISC_RETIRED.
@@ -474,7 +529,9 @@ void intel_pebs_enable(struct perf_event *event)
 	if (hwc->flags & X86_EVENT_RELOAD)
 		ds->pebs_event_reset[slot] = -hwc->sample_period & pebs_width_mask;
 	pc->on |= BIT_ULL(idx);
-	wrmsrl(MSR_IA32_PEBS_ENABLE, pc->on);
+	if ((hwc->flags & X86_EVENT_PRECISE_LAT) && pebs_format < PEBS_FORMAT_ICL)
+		pc->latency |= BIT_ULL(idx);
+	wrmsrl(MSR_IA32_PEBS_ENABLE, pc->on | pc->latency << 32);
 }
 
 /**
@@ -489,7 +546,8 @@ void intel_pebs_disable(struct perf_event *event)
 	if (pc->n_large)
 		intel_pebs_drain(NULL);
 	pc->on &= ~BIT_ULL(event->hw.idx);
-	wrmsrl(MSR_IA32_PEBS_ENABLE, pc->on);
+	pc->latency &= ~BIT_ULL(event->hw.idx);
+	wrmsrl(MSR_IA32_PEBS_ENABLE, pc->on | pc->latency << 32);
 }
 
 /*
@@ -583,6 +641,7 @@ void intel_pebs_cpu_starting(void)
 	if (!pebs_present)
 		return;
 	this_cpu_write(pebs_cpu.on, 0);
+	this_cpu_write(pebs_cpu.latency, 0);
 	wrmsrl(MSR_IA32_PEBS_ENABLE, 0);
 	if (pebs_format >= PEBS_FORMAT_ICL) {
 		this_cpu_write(pebs_cpu.written, 0);
@@ -613,6 +672,19 @@ static u64 pebs_data_src(const struct perf_event *event, u64 source)
 						 PERF_MEM_LVL_HIT : PERF_MEM_LVL_MISS);
 	} else if (event->hw.flags & X86_EVENT_PRECISE_LD) {
 		src.mem_op = PERF_MEM_OP_LOAD;
+	} else if (event->hw.flags & X86_EVENT_PRECISE_LAT) {
+		src.val = pebs_src[source & PEBS_DSE_SOURCE];
+		if (pebs_src_pmem && (source & 0xe) == 0x8)
+			src.mem_lvl_num = PERF_MEM_LVLNUM_PMEM;
+		if (source & PEBS_DSE_STLB_MISS)
+			src.mem_dtlb = PERF_MEM_TLB_MISS | PERF_MEM_TLB_L2;
+		else
+			src.mem_dtlb = PERF_MEM_TLB_HIT | PERF_MEM_TLB_L1 |
+				       PERF_MEM_TLB_L2;
+		if (source & PEBS_DSE_LOCKED)
+			src.mem_lock = PERF_MEM_LOCK_LOCKED;
+		/* No blocking information before Sapphire Rapids. */
+		src.mem_blk = PERF_MEM_BLK_NA;
 	}
 	return src.val;
 }
@@ -639,11 +711,20 @@ static void pebs_time(struct perf_event *event, struct perf_sample_data *data,
 	}
 }
 
-/* A memory event's data address and source, as the sample asks. */
+/*
+ * A memory event's data address and source, and a load latency event's
+ * latency as the sample's weight, as the sample asks.
+ */
 static void pebs_mem(struct perf_event *event, struct perf_sample_data *data,
-		     u64 addr, u64 source)
+		     u64 addr, u64 source, u32 latency)
 {
 	u64 st = event->attr.sample_type;
+
+	if ((event->hw.flags & X86_EVENT_PRECISE_LAT) &&
+	    (st & PERF_SAMPLE_WEIGHT_TYPE)) {
+		data->weight.full = latency;
+		data->sample_flags |= PERF_SAMPLE_WEIGHT_TYPE;
+	}
 
 	if (st & (PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR |
 		  PERF_SAMPLE_DATA_PAGE_SIZE)) {
@@ -714,7 +795,7 @@ static void pebs_fill(struct perf_event *event, struct perf_sample_data *data,
 	pebs_ip(regs, exact ? r->event_ip : r->ip, r->flags, exact);
 	if (st & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_REGS_USER))
 		pebs_regs(regs, &r->ax, pebs_rec_regs);
-	pebs_mem(event, data, r->addr, r->source);
+	pebs_mem(event, data, r->addr, r->source, r->latency);
 	/* The callchain of the interrupted context, as upstream's. */
 	if (st & PERF_SAMPLE_CALLCHAIN)
 		perf_sample_save_callchain(data, event, (struct pt_regs *)iregs);
@@ -753,7 +834,7 @@ static void pebs_fill_icl(struct perf_event *event,
 	if (g && (st & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_REGS_USER)))
 		pebs_regs(regs, &g->ax, pebs_gprs_regs);
 	if (mem)
-		pebs_mem(event, data, mem->address, mem->aux);
+		pebs_mem(event, data, mem->address, mem->aux, mem->mem_latency);
 	if (groups & PEBS_DATACFG_XMMS) {
 		const struct pebs_xmm *x = next;
 
@@ -902,6 +983,10 @@ int __init intel_pebs_probe(const struct intel_model *m, u64 caps, u64 gp,
 	}
 	pebs_format = format;
 	pebs_present = true;
+	pebs_ldlat = intel_rsp_ldlat_probe();
+	pebs_src_pmem = boot_cpu_data.x86_vfm == INTEL_SKYLAKE_X ||
+			boot_cpu_data.x86_vfm == INTEL_ICELAKE_X ||
+			boot_cpu_data.x86_vfm == INTEL_ICELAKE_D;
 	pebs_width_mask = GENMASK_ULL(v->width - 1, 0);
 	pebs_next_sched_task = v->sched_task;
 	v->sched_task = intel_pebs_sched_task;

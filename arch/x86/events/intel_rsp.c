@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The offcore response registers of Intel cores: MSR_OFFCORE_RSP_0 and
- * _1 select the requests and responses that the offcore response
- * events (one event code for each register) count.  An event's config1
+ * The offcore response registers of Intel cores, and the load latency
+ * register: MSR_OFFCORE_RSP_0 and _1 select the requests and responses
+ * that the offcore response events (one event code for each register)
+ * count; MSR_PEBS_LD_LAT_THRESHOLD the latency above which the load
+ * latency events count, where the PEBS driver drives them.  An event's config1
  * is the value its register must hold while it counts, so two events
  * with different values cannot share a register: a CPU's two registers
  * are shared by value, each held by the events that want its value (a
@@ -10,9 +12,10 @@
  * the other register, its event code changed to that register's, when
  * that one is free or holds its value and takes its bits.  An event
  * that finds neither cannot count now: its add fails and the core
- * rotates it in later, as for a counter conflict.  A group whose
- * members need more than the two registers can hold at once is refused
- * (-EINVAL), as upstream refuses it.
+ * rotates it in later, as for a counter conflict.  The load latency
+ * register is shared the same way, with no other to move to.  A group
+ * whose members need more than the registers can hold at once is
+ * refused (-EINVAL), as upstream refuses it.
  *
  * Locking: the per-CPU state is changed in the x86 layer's add and del,
  * on its CPU with interrupts off; an event holds a register from its
@@ -31,19 +34,34 @@
 #include "intel_rsp.h"
 
 /**
- * struct intel_rsp_cpu - a CPU's offcore response registers
+ * struct intel_rsp_cpu - a CPU's offcore response and load latency
+ *	registers
  * @val: the value each holds
  * @ref: how many added events use each
  */
 struct intel_rsp_cpu {
-	u64 val[2];
-	int ref[2];
+	u64 val[INTEL_EXTRA_LDLAT + 1];
+	int ref[INTEL_EXTRA_LDLAT + 1];
 };
 
 static DEFINE_PER_CPU(struct intel_rsp_cpu, intel_rsp_cpu);
 
 /* The registers take writes (on the emulated CPUs without them: not). */
 static bool intel_rsp_ok __ro_after_init;
+static bool intel_ldlat_ok __ro_after_init;
+
+/* Whether @msr takes writes: @flip's bits flip and read back. */
+static bool __init rsp_msr_works(u32 msr, u64 flip)
+{
+	u64 old, val;
+
+	if (rdmsrl_safe(msr, &old))
+		return false;
+	if (wrmsrl_safe(msr, old ^ flip) || rdmsrl_safe(msr, &val))
+		return false;
+	wrmsrl_safe(msr, old);
+	return val == (old ^ flip);
+}
 
 /**
  * intel_rsp_probe - whether the offcore response registers work
@@ -55,16 +73,23 @@ static bool intel_rsp_ok __ro_after_init;
  */
 bool __init intel_rsp_probe(void)
 {
-	u64 old, val;
-
-	if (rdmsrl_safe(MSR_OFFCORE_RSP_0, &old))
-		return false;
-	if (wrmsrl_safe(MSR_OFFCORE_RSP_0, old ^ 0x11) ||
-	    rdmsrl_safe(MSR_OFFCORE_RSP_0, &val))
-		return false;
-	wrmsrl_safe(MSR_OFFCORE_RSP_0, old);
-	intel_rsp_ok = val == (old ^ 0x11);
+	intel_rsp_ok = rsp_msr_works(MSR_OFFCORE_RSP_0, 0x11);
 	return intel_rsp_ok;
+}
+
+/**
+ * intel_rsp_ldlat_probe - drive the load latency register
+ *
+ * Called by the PEBS driver, which reads the records of the load
+ * latency events, when it has found PEBS; checked as the offcore
+ * registers are.
+ *
+ * Return: true when MSR_PEBS_LD_LAT_THRESHOLD takes writes.
+ */
+bool __init intel_rsp_ldlat_probe(void)
+{
+	intel_ldlat_ok = rsp_msr_works(MSR_PEBS_LD_LAT_THRESHOLD, 0x10);
+	return intel_ldlat_ok;
 }
 
 /* Whether register @i can take @val for an event of model @m. */
@@ -78,8 +103,9 @@ static bool rsp_fits(const struct intel_model *m, int i, u64 val)
 
 /*
  * Place @er's value on @rc's registers: its own register when that one
- * is free or holds the value, else the other on the same terms.  The
- * register taken, or -1 when neither can.
+ * is free or holds the value, else the other on the same terms (an
+ * offcore response register).  The register taken, or -1 when neither
+ * can.
  */
 static int rsp_place(const struct intel_model *m, struct intel_rsp_cpu *rc,
 		     const struct hw_perf_event_extra *er)
@@ -87,6 +113,8 @@ static int rsp_place(const struct intel_model *m, struct intel_rsp_cpu *rc,
 	int i = er->idx;
 
 	if (!rsp_fits(m, i, er->config) || (rc->ref[i] && rc->val[i] != er->config)) {
+		if (i == INTEL_EXTRA_LDLAT)
+			return -1;
 		i = !i;
 		if (!rsp_fits(m, i, er->config) ||
 		    (rc->ref[i] && rc->val[i] != er->config))
@@ -125,7 +153,7 @@ static bool rsp_group_fits(const struct intel_model *m, struct perf_event *event
  * @event: the event, its hw.config set
  *
  * Return: 0 (hw.extra_reg filled in when the event needs an offcore
- * response register), -EINVAL for a config1 the register does not take
+ * response or the load latency register), -EINVAL for a config1 the register does not take
  * or a group that cannot count at once, -ENXIO for a register this
  * driver does not drive or that does not take writes.
  */
@@ -138,9 +166,10 @@ int intel_rsp_hw_config(const struct intel_model *m, struct perf_event *event)
 	memset(er, 0, sizeof(*er));
 	if (i < 0)
 		return i == -1 ? 0 : i;
-	if (!intel_rsp_ok)
+	if (i == INTEL_EXTRA_LDLAT ? !intel_ldlat_ok : !intel_rsp_ok)
 		return -ENXIO;
-	er->reg = MSR_OFFCORE_RSP_0 + i;
+	er->reg = i == INTEL_EXTRA_LDLAT ? MSR_PEBS_LD_LAT_THRESHOLD :
+					   MSR_OFFCORE_RSP_0 + i;
 	er->idx = i;
 	er->config = config1;
 	if (event->group_leader != event && !rsp_group_fits(m, event))

@@ -9,6 +9,7 @@
 #include "intel_models.h"
 
 bool intel_rsp_probe(void);
+bool intel_rsp_ldlat_probe(void);
 int intel_rsp_hw_config(const struct intel_model *m, struct perf_event *event);
 int intel_rsp_get(const struct intel_model *m, struct perf_event *event);
 void intel_rsp_put(struct perf_event *event);

@@ -32,11 +32,13 @@
  * hw_config): its samples come from the vendor's records (Intel's
  * PEBS), not from its counter's overflow, which interrupts nothing.
  * With the kind of memory access it counts, where the records say
- * something of it: loads, stores.
+ * something of it: loads, stores, loads above a latency.
  */
 #define X86_EVENT_PRECISE	BIT(2)
 #define X86_EVENT_PRECISE_LD	BIT(3)
 #define X86_EVENT_PRECISE_ST	BIT(4)
+/* A precise load latency event: its records give latencies and sources. */
+#define X86_EVENT_PRECISE_LAT	BIT(7)
 
 /*
  * hw.flags of a precise event whose counter the CPU reloads with
