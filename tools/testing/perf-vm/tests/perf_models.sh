@@ -9,8 +9,9 @@
 # events of old, system-wide.  On the hybrid Alder Lake perf shows each
 # event per core type (cpu_core, cpu_atom) and takes topdown from the
 # P-cores.  On Skylake and Ice Lake, perf record -b and --call-graph lbr
-# take branch stacks and call stacks from the LBR, and -e cycles:pp
-# precise samples from PEBS.  Prints TAP.
+# take branch stacks and call stacks from the LBR, -e cycles:pp precise
+# samples from PEBS, and perf mem the loads' latencies and sources.
+# Prints TAP.
 dir=$(cd "$(dirname "$0")" && pwd)
 target=$dir/perf_hw_target
 pmu=${PERFTEST_PMU:-none}
@@ -98,6 +99,16 @@ precise_checks() {
 	result $? "report: the loop" p.out
 }
 
+# perf mem (skx, icx): the loads of a walk over 16 MiB, each from local
+# RAM in 200 cycles (the emulation's latency model).
+mem_checks() {
+	perf mem record -o m.data -- "$target" walk 4 >/dev/null 2>m.err
+	result $? "mem record exits 0" m.err
+	perf mem report -i m.data --stdio --sort=local_weight,mem,sym 2>/dev/null >m.out
+	grep -qE '^ +[0-9.]+% +[0-9]+ +200 +Local RAM or RAM hit +\[\.\] walk' m.out
+	result $? "mem report: the walk's loads, 200 cycles from local RAM" m.out
+}
+
 if [ "$width" -eq 0 ]; then
 	# Skylake: the events of old, which count nothing in the emulation.
 	perf stat --topdown -a -- "$target" 1000000 >td.out 2>&1
@@ -107,6 +118,7 @@ if [ "$width" -eq 0 ]; then
 	result $? "stat --topdown -a: a line per core, four metrics" td.out
 	lbr_checks
 	precise_checks
+	mem_checks
 	tap_done
 	exit
 fi
@@ -225,5 +237,6 @@ within "stat: retiring:u a width-th of slots:u (per mille)" \
 if [ "$pmu" = icx ]; then
 	lbr_checks
 	precise_checks
+	mem_checks
 fi
 tap_done
