@@ -106,10 +106,7 @@
 #define PEBS_FORMAT_SKL		3
 #define PEBS_FORMAT_ICL		4
 
-/* Format 4: the groups of a record (format_size bits 47:0), its size. */
-#define PEBS_GROUPS		GENMASK_ULL(47, 0)
-#define PEBS_SIZE_SHIFT		48
-/* The fixed counters' reset values, after the eight general ones'. */
+/* Format 4: the fixed counters' reset values, after the general ones'. */
 #define PEBS_RESET_FIXED	8
 
 /* Cycles, as precise events count them: every cycle has < 16 retiring. */
