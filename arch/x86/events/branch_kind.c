@@ -125,11 +125,6 @@ static enum x86_branch_kind decode_kind(struct insn *insn)
 	return X86_BRK_NONE;
 }
 
-static bool is_kernel_address(unsigned long ip)
-{
-	return (long)ip < 0;
-}
-
 /**
  * x86_branch_kind - the kind of a branch record
  * @from: its source
@@ -145,7 +140,7 @@ enum x86_branch_kind x86_branch_kind(unsigned long from, unsigned long to,
 	u8 buf[MAX_INSN_SIZE];
 	enum x86_branch_kind kind;
 	const void *text = buf;
-	bool user = !is_kernel_address(from), is64 = true;
+	bool user = !x86_kernel_ip(from), is64 = true;
 	struct insn insn;
 	int len = MAX_INSN_SIZE;
 
@@ -170,7 +165,7 @@ enum x86_branch_kind x86_branch_kind(unsigned long from, unsigned long to,
 	insn_init(&insn, text, len, is64);
 	kind = decode_kind(&insn);
 	/* Into the kernel from an instruction that does not enter it. */
-	if (user && is_kernel_address(to) && kind != X86_BRK_SYSCALL &&
+	if (user && x86_kernel_ip(to) && kind != X86_BRK_SYSCALL &&
 	    kind != X86_BRK_INT)
 		kind = X86_BRK_IRQ;
 	return kind;

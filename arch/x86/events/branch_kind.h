@@ -8,6 +8,8 @@
 
 #include <linux/types.h>
 
+#include <asm/page.h>
+
 /* The kinds, as told by the instruction at the record's source. */
 enum x86_branch_kind {
 	X86_BRK_NONE,		/* unknown: no record, unreadable, not a branch */
@@ -26,6 +28,16 @@ enum x86_branch_kind {
 	X86_BRK_ABORT,		/* a transaction's abort */
 	X86_BRK_MAX
 };
+
+/* Whether @ip, a record's address, is the kernel's (not user space's). */
+static inline bool x86_kernel_ip(unsigned long ip)
+{
+#ifdef CONFIG_X86_32
+	return ip >= PAGE_OFFSET;
+#else
+	return (long)ip < 0;
+#endif
+}
 
 enum x86_branch_kind x86_branch_kind(unsigned long from, unsigned long to,
 				     bool abort);

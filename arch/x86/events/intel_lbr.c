@@ -367,21 +367,16 @@ static int lbr_read(struct perf_branch_entry *entries, int max, u64 select,
 	return n;
 }
 
-static bool lbr_kernel(u64 ip)
-{
-	return (s64)ip < 0;
-}
-
 /* Whether filter @want keeps record @e of kind @kind. */
 static bool lbr_keep(u64 want, const struct perf_branch_entry *e,
 		     enum x86_branch_kind kind)
 {
 	if (kind == X86_BRK_NONE || !(x86_branch_kind_filters(kind) & want))
 		return false;
-	if (!(want & (lbr_kernel(e->to) ? PERF_SAMPLE_BRANCH_KERNEL :
+	if (!(want & (x86_kernel_ip(e->to) ? PERF_SAMPLE_BRANCH_KERNEL :
 					  PERF_SAMPLE_BRANCH_USER)))
 		return false;
-	if (lbr_kernel(e->from) && !(want & PERF_SAMPLE_BRANCH_KERNEL))
+	if (x86_kernel_ip(e->from) && !(want & PERF_SAMPLE_BRANCH_KERNEL))
 		return false;
 	if ((want & LBR_TX) &&
 	    !(want & (e->in_tx ? PERF_SAMPLE_BRANCH_IN_TX : PERF_SAMPLE_BRANCH_NO_TX)))

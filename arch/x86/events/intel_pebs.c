@@ -94,6 +94,7 @@
 #include <asm/segment.h>
 #include <asm/timer.h>
 
+#include "branch_kind.h"
 #include "intel_lbr.h"
 #include "intel_models.h"
 #include "intel_pebs.h"
@@ -686,15 +687,6 @@ static u64 pebs_data_src(const struct perf_event *event, u64 source)
 	return src.val;
 }
 
-static bool pebs_kernel_ip(unsigned long ip)
-{
-#ifdef CONFIG_X86_32
-	return ip >= PAGE_OFFSET;
-#else
-	return (long)ip < 0;
-#endif
-}
-
 /* The sample's time from a record's TSC, where it is sched_clock()'s. */
 static void pebs_time(struct perf_event *event, struct perf_sample_data *data,
 		      u64 tsc)
@@ -740,7 +732,7 @@ static void pebs_ip(struct pt_regs *regs, unsigned long ip, u64 flags,
 {
 	regs->flags = (flags & ~PERF_EFLAGS_EXACT) | (exact ? PERF_EFLAGS_EXACT : 0);
 	regs->ip = ip;
-	regs->cs = pebs_kernel_ip(ip) ? __KERNEL_CS : __USER_CS;
+	regs->cs = x86_kernel_ip(ip) ? __KERNEL_CS : __USER_CS;
 }
 
 #define PEBS_PT(r)	offsetof(struct pt_regs, r)
