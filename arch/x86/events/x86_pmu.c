@@ -161,25 +161,36 @@ static u64 x86_folded(struct x86_cpu_pmu *c, u64 counters)
 }
 
 /*
- * Fold the counts of the running folded events, the counters stopped
- * meanwhile.  In the PMI, and between pmu_disable() and pmu_enable(),
- * they are already; elsewhere they are stopped here (marked disabled,
- * so that a PMI in between leaves them so).
+ * Stop the counters for a moment, unless they are already: in the PMI,
+ * and between pmu_disable() and pmu_enable().  Marked disabled, so that
+ * a PMI in between leaves them so.  Returns whether x86_restart() must
+ * start them again.  Not through perf_pmu_disable(): its pmu_enable()
+ * would start them in the middle of the PMI.
  */
+static bool x86_pause(struct x86_cpu_pmu *c)
+{
+	if (c->disabled || in_nmi())
+		return false;
+	c->disabled = true;
+	c->t->v.disable_all();
+	return true;
+}
+
+static void x86_restart(struct x86_cpu_pmu *c, bool paused)
+{
+	if (!paused)
+		return;
+	c->disabled = false;
+	c->t->v.enable_all(c->t->v.counters);
+}
+
+/* Fold the counts of the running folded events, the counters stopped. */
 static void x86_fold(struct x86_cpu_pmu *c)
 {
-	const struct x86_vendor *v = &c->t->v;
-	bool on = !c->disabled && !in_nmi();
+	bool paused = x86_pause(c);
 
-	if (on) {
-		c->disabled = true;
-		v->disable_all();
-	}
-	v->fold(c->placed, x86_folded(c, c->running), 0);
-	if (on) {
-		c->disabled = false;
-		v->enable_all(v->counters);
-	}
+	c->t->v.fold(c->placed, x86_folded(c, c->running), 0);
+	x86_restart(c, paused);
 }
 
 /*
@@ -291,17 +302,19 @@ static void cpu_stop(struct perf_event *event, int flags)
 static void cpu_read(struct perf_event *event)
 {
 	const struct x86_vendor *v = x86_v(event);
+	struct x86_cpu_pmu *c = this_cpu_ptr(&x86_cpu_pmu);
 
 	if (event->hw.state & PERF_HES_UPTODATE)
 		return;
 	/* Records not drained yet hold some of a reloading event's count. */
 	if ((event->hw.flags & X86_EVENT_PRECISE_LARGE) && v->drain) {
-		perf_pmu_disable(event->pmu);
+		bool paused = x86_pause(c);
+
 		v->drain(NULL);
-		perf_pmu_enable(event->pmu);
+		x86_restart(c, paused);
 	}
 	if (x86_event_folded(event))
-		x86_fold(this_cpu_ptr(&x86_cpu_pmu));
+		x86_fold(c);
 	else
 		x86_event_update(event);
 }
