@@ -1864,11 +1864,11 @@ static void gen_precise_event(struct rng *r, struct perf_event_attr *a)
 	};
 	/*
 	 * Loads and stores retired, loads that hit L1, INST_RETIRED.PREC_DIST
-	 * (both encodings), cycles' forms, reference cycles.
+	 * (both encodings), cycles' forms, reference cycles, load latency.
 	 */
 	static const uint64_t raw[] = {
 		0x81d0, 0x82d0, 0x01d1, 0x1c0, 0x0100, 0x108000c0, 0x108001c0,
-		0x10000c4, 0x0300,
+		0x10000c4, 0x0300, 0x01cd,
 	};
 	static const uint64_t periods[] = { 97, 1000, 10007, 100000 };
 
@@ -1879,6 +1879,9 @@ static void gen_precise_event(struct rng *r, struct perf_event_attr *a)
 		a->type = PERF_TYPE_HARDWARE;
 		a->config = hw[rnd_below(r, ARRAY_SIZE(hw))];
 	}
+	/* Load latency: a threshold in config1, now and then too wide. */
+	if (a->config == 0x01cd)
+		a->config1 = one_in(r, 8) ? rnd(r) : rnd_below(r, 300);
 	a->precise_ip = 1 + rnd_below(r, (uint64_t)max_precise);
 	a->freq = one_in(r, 4);
 	if (a->freq)
@@ -1889,7 +1892,7 @@ static void gen_precise_event(struct rng *r, struct perf_event_attr *a)
 			  rnd_bits(r, PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC |
 				   PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_CALLCHAIN |
 				   PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_TIME |
-				   PERF_SAMPLE_BRANCH_STACK, 3);
+				   PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_WEIGHT, 3);
 	if (a->sample_type & PERF_SAMPLE_REGS_INTR) {
 		a->sample_regs_intr = gen_regs(r, true);
 		/* XMM0 to XMM15, two halves each (bits 32 to 63). */
