@@ -1376,6 +1376,13 @@ void perf_event_task_tick(void);
 int perf_event_account_interrupt(struct perf_event *event);
 int perf_event_period(struct perf_event *event, u64 value);
 u64 perf_event_pause(struct perf_event *event, bool reset);
+void *perf_aux_output_begin(struct perf_output_handle *handle, struct perf_event *event);
+void perf_aux_output_end(struct perf_output_handle *handle, unsigned long size);
+int perf_aux_output_skip(struct perf_output_handle *handle, unsigned long size);
+void *perf_get_aux(struct perf_output_handle *handle);
+void perf_aux_output_flag(struct perf_output_handle *handle, u64 flags);
+void perf_event_itrace_started(struct perf_event *event);
+void perf_report_aux_output_id(struct perf_event *event, u64 hw_id);
 
 #else /* !CONFIG_PERF_EVENTS */
 
@@ -1415,6 +1422,15 @@ static inline void perf_event_task_tick(void) { }
 static inline int perf_event_release_kernel(struct perf_event *ev) { return 0; }
 static inline int perf_event_period(struct perf_event *ev, u64 value) { return -EINVAL; }
 static inline u64 perf_event_pause(struct perf_event *ev, bool reset) { return 0; }
+static inline void *perf_aux_output_begin(struct perf_output_handle *h, struct perf_event *ev)
+{ return NULL; }
+static inline void perf_aux_output_end(struct perf_output_handle *h, unsigned long size) { }
+static inline int perf_aux_output_skip(struct perf_output_handle *h, unsigned long size)
+{ return -EINVAL; }
+static inline void *perf_get_aux(struct perf_output_handle *h) { return NULL; }
+static inline void perf_aux_output_flag(struct perf_output_handle *h, u64 flags) { }
+static inline void perf_event_itrace_started(struct perf_event *ev) { }
+static inline void perf_report_aux_output_id(struct perf_event *ev, u64 hw_id) { }
 static inline void perf_event_task_migrate(struct task_struct *t) { }
 static inline void perf_event_task_sched_in(struct task_struct *p, struct task_struct *t) { }
 static inline void perf_event_task_sched_out(struct task_struct *p, struct task_struct *n) { }

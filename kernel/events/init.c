@@ -35,6 +35,7 @@ void __init perf_event_init(void)
 	perf_probe_register();
 	WARN(init_hw_breakpoint(), "perf: breakpoint PMU not registered\n");
 	perf_test_pmu_register();
+	perf_test_aux_register();
 	pr_info("perf: perf_event core (perfng) ready: software and breakpoint events\n");
 }
 

@@ -99,8 +99,30 @@ struct perf_buffer {
 	unsigned long			mmap_locked;
 	struct user_struct		*mmap_user;
 	struct perf_event_mmap_page	*user_page;
+
+	/* The AUX area (aux.c); aux_nr_pages is 0 without one. */
+	struct mutex			aux_mutex;	/* maps and unmaps it */
+	atomic_t			aux_mmap_count;
+	refcount_t			aux_refcount;
+	unsigned long			aux_mmap_locked;
+	pgoff_t				aux_pgoff;
+	int				aux_nr_pages;
+	bool				aux_overwrite;
+	int				aux_nest;	/* a writer is in */
+	unsigned long			aux_head;
+	unsigned long			aux_wakeup;
+	unsigned long			aux_watermark;
+	void				**aux_pages;
+	void				*aux_priv;	/* the PMU's */
+	void				(*free_aux)(void *aux);
+
 	struct page			*pages[];
 };
+
+static inline bool rb_has_aux(struct perf_buffer *rb)
+{
+	return !!rb->aux_nr_pages;
+}
 
 static inline unsigned long perf_data_size(struct perf_buffer *rb)
 {
@@ -177,7 +199,20 @@ static __always_inline u32 perf_event_tid(struct perf_event *event,
 	return task_pid_nr_ns(p, event->ns);
 }
 
+/* aux.c */
+struct page *perf_aux_page(struct perf_buffer *rb, unsigned long pgoff);
+int perf_aux_mmap(struct perf_event *event, struct vm_area_struct *vma);
+void perf_aux_unmap(struct perf_event *event, struct perf_buffer *rb,
+		    struct vm_area_struct *vma);
+void perf_aux_vma_open(struct perf_buffer *rb, struct vm_area_struct *vma);
+void perf_event_aux_event(struct perf_event *event, unsigned long head,
+			  unsigned long size, u64 flags);
+void perf_event_itrace_start(struct perf_event *event);
+
 /* ring_buffer.c */
+int perf_rb_charge(struct vm_area_struct *vma, unsigned long pages,
+		   unsigned long *user_part, unsigned long *pinned_part);
+void perf_output_wakeup(struct perf_output_handle *handle);
 bool perf_rb_has_room(unsigned long head, unsigned long tail,
 		      unsigned long size, unsigned int len, bool backward);
 struct perf_buffer *ring_buffer_get(struct perf_event *event);
@@ -497,6 +532,8 @@ void perf_event__output_id_sample(struct perf_event *event,
 void perf_event_header__init(struct perf_event_header *header,
 			     struct perf_sample_data *data, u32 type, u16 misc,
 			     u16 size, struct perf_event *event);
+void perf_event_fixed_record(struct perf_event *event,
+			     struct perf_event_header *rec);
 void perf_event_read_record(struct perf_event *event, struct task_struct *task);
 
 /* overflow.c */
@@ -644,8 +681,10 @@ void perf_sample_limits_reset(int rate);
 #ifdef CONFIG_PERF_EVENTS_TEST_PMU
 void perf_test_pmu_register(void);
 int perf_test_pmu_type(void);
+void perf_test_aux_register(void);
 #else
 static inline void perf_test_pmu_register(void) { }
+static inline void perf_test_aux_register(void) { }
 #endif
 
 #endif /* _KERNEL_EVENTS_INTERNAL_H */

@@ -724,6 +724,29 @@ int perf_event_output(struct perf_event *event, struct perf_sample_data *data,
 /* ---- READ (inherit_stat) ---- */
 
 /**
+ * perf_event_fixed_record - write a record of fixed size with its trailer
+ * @event: the event whose buffer takes it
+ * @rec: the record: its header's type, misc and size set, the fields
+ *	after it filled in
+ *
+ * The header's size grows by the sample_id trailer the event asks for.
+ */
+void perf_event_fixed_record(struct perf_event *event,
+			     struct perf_event_header *rec)
+{
+	struct perf_output_handle handle;
+	struct perf_sample_data sample;
+	unsigned int size = rec->size;
+
+	perf_event_header__init_id(rec, &sample, event);
+	if (perf_output_begin(&handle, &sample, event, rec->size))
+		return;
+	perf_output_copy(&handle, rec, size);
+	perf_event__output_id_sample(event, &handle, &sample);
+	perf_output_end(&handle);
+}
+
+/**
  * perf_event_read_record - an inherited copy's final count, at its exit
  * @event: the copy (its output goes to the original's buffer)
  * @task: the exiting task

@@ -92,8 +92,6 @@ static void adjust_period(struct perf_event *event, u64 nsec, u64 count,
 
 static void log_throttle(struct perf_event *event, bool unthrottle)
 {
-	struct perf_output_handle handle;
-	struct perf_sample_data sample;
 	struct {
 		struct perf_event_header	header;
 		u64				time;
@@ -110,12 +108,7 @@ static void log_throttle(struct perf_event *event, bool unthrottle)
 		.stream_id = event->id,
 	};
 
-	perf_event_header__init_id(&rec.header, &sample, event);
-	if (perf_output_begin(&handle, &sample, event, rec.header.size))
-		return;
-	perf_output_put(&handle, rec);
-	perf_event__output_id_sample(event, &handle, &sample);
-	perf_output_end(&handle);
+	perf_event_fixed_record(event, &rec.header);
 }
 
 /**

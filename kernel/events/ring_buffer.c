@@ -7,7 +7,9 @@
  * Layout: page 0 is the control page (struct perf_event_mmap_page), then
  * 2^n data pages.  User space maps all of them at offset 0; the data pages
  * are mapped read-only even in a writable mapping, only the control page
- * (where user space stores data_tail) is writable.
+ * (where user space stores data_tail) is writable.  The AUX area, mapped
+ * at another offset, is aux.c's; its mapping counts as one of the buffer
+ * too (rb->mmap_count, event->ov->mmap_count).
  *
  * Lifetime and locking:
  *  - rb->refcount: one per event whose event->rb points at the buffer, and
@@ -119,6 +121,7 @@ static struct perf_buffer *rb_alloc(int nr_pages, long watermark, int cpu,
 	refcount_set(&rb->refcount, 1);
 	INIT_LIST_HEAD(&rb->event_list);
 	spin_lock_init(&rb->event_lock);
+	mutex_init(&rb->aux_mutex);
 	rb->overwrite = !writable;
 	rb->watermark = watermark ? min_t(long, watermark, perf_data_size(rb)) :
 				    perf_data_size(rb) / 2;
@@ -321,7 +324,11 @@ bool perf_rb_has_room(unsigned long head, unsigned long tail,
 	return free >= len;
 }
 
-static void perf_output_wakeup(struct perf_output_handle *handle)
+/**
+ * perf_output_wakeup - wake the buffer's readers, from any context
+ * @handle: a handle of the buffer and of the event whose readers wake
+ */
+void perf_output_wakeup(struct perf_output_handle *handle)
 {
 	struct perf_event *event = handle->event;
 	/* Set before the buffer was attached: perf_event_get_overflow_state(). */
@@ -664,7 +671,7 @@ void perf_output_end(struct perf_output_handle *handle)
 static struct page *rb_page(struct perf_buffer *rb, unsigned long pgoff)
 {
 	if (pgoff > rb->nr_pages)
-		return NULL;
+		return perf_aux_page(rb, pgoff);
 	return rb->pages[pgoff];
 }
 
@@ -707,6 +714,7 @@ static void perf_mmap_open(struct vm_area_struct *vma)
 
 	atomic_inc(&event->ov->mmap_count);
 	atomic_inc(&event->rb->mmap_count);
+	perf_aux_vma_open(event->rb, vma);
 	if (event->pmu->event_mapped)
 		event->pmu->event_mapped(event, vma->vm_mm);
 }
@@ -758,6 +766,9 @@ static void perf_mmap_close(struct vm_area_struct *vma)
 	if (event->pmu->event_unmapped)
 		event->pmu->event_unmapped(event, vma->vm_mm);
 
+	/* The AUX area goes with its last mapping, before the buffer. */
+	if (vma->vm_pgoff)
+		perf_aux_unmap(event, rb, vma);
 	last = atomic_dec_and_test(&rb->mmap_count);
 	if (atomic_dec_and_mutex_lock(&event->ov->mmap_count, &event->mmap_mutex)) {
 		/* No mapping through this event is left: it stops writing. */
@@ -794,9 +805,17 @@ static const struct vm_operations_struct perf_mmap_vmops = {
 	.may_split	= perf_mmap_may_split,
 };
 
-/* Charge @pages to the user and, beyond their allowance, to the mm. */
-static int rb_charge(struct vm_area_struct *vma, unsigned long pages,
-		     unsigned long *user_part, unsigned long *pinned_part)
+/**
+ * perf_rb_charge - charge mapped buffer pages
+ * @vma: the mapping
+ * @pages: how many
+ * @user_part: set to the pages charged to the user's allowance
+ * @pinned_part: set to those beyond it, charged to the mm's pinned_vm
+ *
+ * Return: 0, or -EPERM past RLIMIT_MEMLOCK without CAP_IPC_LOCK.
+ */
+int perf_rb_charge(struct vm_area_struct *vma, unsigned long pages,
+		   unsigned long *user_part, unsigned long *pinned_part)
 {
 	unsigned long limit = (sysctl_perf_event_mlock >> (PAGE_SHIFT - 10)) *
 			      num_online_cpus();
@@ -818,9 +837,10 @@ static int rb_charge(struct vm_area_struct *vma, unsigned long pages,
 }
 
 /**
- * perf_mmap - map an event's ring buffer
+ * perf_mmap - map an event's ring buffer or its AUX area
  * @file: the event's file
- * @vma: the mapping: shared, offset 0, 1 + 2^n pages
+ * @vma: the mapping: shared; at offset 0, 1 + 2^n pages (the buffer);
+ *	elsewhere the AUX area (perf_aux_mmap())
  *
  * A second mapping of the same event must have the same size and shares
  * the buffer.
@@ -843,9 +863,13 @@ int perf_mmap(struct file *file, struct vm_area_struct *vma)
 	ret = security_perf_event_read(event);
 	if (ret)
 		return ret;
-	/* No PMU here has an AUX area, which is what other offsets map. */
-	if (vma->vm_pgoff)
-		return -EINVAL;
+	/* Any other offset is the AUX area's. */
+	if (vma->vm_pgoff) {
+		ret = perf_aux_mmap(event, vma);
+		if (ret)
+			return ret;
+		goto mapped_vma;
+	}
 
 	nr_pages = size / PAGE_SIZE - 1;
 	if (nr_pages && !is_power_of_2(nr_pages))
@@ -873,7 +897,7 @@ again:
 	ret = perf_event_get_overflow_state(event);
 	if (ret)
 		goto unlock;
-	ret = rb_charge(vma, nr_pages + 1, &user_part, &pinned_part);
+	ret = perf_rb_charge(vma, nr_pages + 1, &user_part, &pinned_part);
 	if (ret)
 		goto unlock;
 	rb = rb_alloc(nr_pages,
@@ -898,7 +922,7 @@ unlock:
 	mutex_unlock(&event->mmap_mutex);
 	if (ret)
 		return ret;
-
+mapped_vma:
 	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &perf_mmap_vmops;
 	if (event->pmu->event_mapped)
@@ -941,6 +965,9 @@ int perf_event_set_output(struct perf_event *event, struct perf_event *output)
 	if (output->clock != event->clock)
 		return -EINVAL;
 	if (is_write_backward(output) != is_write_backward(event))
+		return -EINVAL;
+	/* One AUX area has one PMU's trace. */
+	if (has_aux(event) && has_aux(output) && event->pmu != output->pmu)
 		return -EINVAL;
 
 	mutex_lock_pair(&event->mmap_mutex, &output->mmap_mutex);

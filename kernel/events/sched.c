@@ -149,6 +149,7 @@ static int event_sched_in(struct perf_event *event,
 	/* Throttling lasts a tick of the CPU it happened on: not past here. */
 	if (unlikely(perf_event_throttled(event)))
 		perf_event_unthrottle(event, false);
+	perf_event_itrace_start(event);
 	if (event->pmu->add(event, PERF_EF_START)) {
 		perf_event_set_state(event, PERF_EVENT_STATE_INACTIVE);
 		WRITE_ONCE(event->oncpu, -1);

@@ -473,7 +473,11 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr, pid
 	err = -E2BIG;
 	if (!perf_event_validate_size(event))
 		goto unlock_ctx_ref;
-	/* AUX sampling and pausing need an AUX leader; no PMU has AUX. */
+	/*
+	 * AUX sampling and pausing need a group leader on an AUX PMU that
+	 * takes them (snapshot_aux(), pausing): none here does, so EINVAL,
+	 * upstream's answer when the leader cannot.
+	 */
 	err = -EINVAL;
 	if (attr.aux_sample_size || attr.aux_pause || attr.aux_resume)
 		goto unlock_ctx_ref;
