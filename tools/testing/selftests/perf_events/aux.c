@@ -21,17 +21,9 @@
  */
 #include "../kselftest_harness.h"
 #include <poll.h>
-#include "rb_util.h"
-#include "perf_rb.h"
+#include "aux_util.h"
 
 #define HW_ID		0x7e57	/* what perf_test_aux reports */
-#define DATA_PAGES	8
-
-struct aux_map {
-	struct perf_rb rb;
-	uint64_t *aux;		/* the area */
-	size_t size;		/* its bytes */
-};
 
 static int aux_type(void)
 {
@@ -60,43 +52,6 @@ static int open_tracer(int type, uint64_t bytes, uint32_t watermark)
 	return fd < 0 ? -errno : fd;
 }
 
-/*
- * Map @fd's ring buffer and an area of @pages pages right after it,
- * writable (with a tail) or read-only (a snapshot area).  0 or -errno.
- */
-static int map_aux(struct aux_map *m, int fd, int pages, int prot)
-{
-	void *p;
-
-	memset(m, 0, sizeof(*m));
-	if (rb_map(&m->rb, fd, DATA_PAGES))
-		return -errno;
-	m->size = (size_t)pages * psz;
-	m->rb.meta->aux_offset = (DATA_PAGES + 1) * psz;
-	m->rb.meta->aux_size = m->size;
-	p = mmap(NULL, m->size, prot, MAP_SHARED, fd, m->rb.meta->aux_offset);
-	if (p == MAP_FAILED) {
-		int err = -errno;
-
-		rb_unmap(&m->rb);
-		return err;
-	}
-	m->aux = p;
-	return 0;
-}
-
-static void unmap_aux(struct aux_map *m)
-{
-	if (m->aux)
-		munmap(m->aux, m->size);
-	rb_unmap(&m->rb);
-}
-
-static uint64_t aux_head(struct aux_map *m)
-{
-	return __atomic_load_n(&m->rb.meta->aux_head, __ATOMIC_ACQUIRE);
-}
-
 /* One run of the tracer: it writes when it stops. */
 static void run_once(int fd)
 {
@@ -116,33 +71,6 @@ static uint64_t first_bad_word(struct aux_map *m, uint64_t from, uint64_t to)
 		if (m->aux[(pos & (m->size - 1)) / 8] != pos / 8)
 			return pos;
 	return to;
-}
-
-struct aux_rec {
-	uint64_t offset, size, flags;
-};
-
-/* The PERF_RECORD_AUX records fetched, in order, into @out; how many. */
-static int aux_records(struct aux_map *m, struct aux_rec *out, int max)
-{
-	struct perf_event_header *h;
-	int n = 0;
-
-	rb_fetch(&m->rb);
-	rb_rewind(&m->rb);
-	while ((h = rb_next(&m->rb))) {
-		struct rec_cur c = rc_init(h);
-
-		if (h->type != PERF_RECORD_AUX)
-			continue;
-		if (n < max) {
-			out[n].offset = rc_u64(&c);
-			out[n].size = rc_u64(&c);
-			out[n].flags = rc_u64(&c);
-		}
-		n++;
-	}
-	return n;
 }
 
 /*

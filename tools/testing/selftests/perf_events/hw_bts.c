@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Branch trace store through the AUX area: the intel_bts PMU on the
+ * emulated Skylake-SP and Ice Lake-SP (PERFTEST_PMU=skx, icx), whose
+ * branch trace store records every taken near branch of the traced
+ * modes exactly (tools/testing/qemu-pmu/README).  The trace is a run of
+ * 24-byte records (from, to, flags) in the AUX area, at the places the
+ * PERF_RECORD_AUX records name.
+ *
+ * A round of bts_loop() takes four branches: a call, its return, a jump
+ * and the loop's conditional branch (not taken the last time).  A user
+ * trace of the loop holds each of them exactly once a round, and no
+ * kernel address; a kernel trace holds no user address.  A read-only
+ * area is a snapshot: written round and round, its records flagged
+ * OVERWRITE, the newest trace before aux_head, which is an offset into
+ * the area (as stock's driver gives it).
+ */
+#define _GNU_SOURCE
+#include "../kselftest_harness.h"
+#include "perf_util.h"
+#include "hw_model_util.h"
+#include "aux_util.h"
+
+#define ROUNDS		1000
+#define AUX_PAGES	64
+#define BTS_RECORD	24
+
+struct bts_rec {
+	uint64_t from, to, flags;
+};
+
+static noinline void bts_loop(unsigned long n)
+{
+	asm volatile("bts_call:\tcall bts_fn\n"
+		     "bts_jmp:\tjmp bts_next\n"
+		     "bts_fn:\tret\n"
+		     "bts_next:\tdec %[n]\n"
+		     "bts_jnz:\tjnz bts_call\n"
+		     : [n] "+r"(n) : : "memory", "cc");
+}
+
+extern const char bts_call[], bts_jmp[], bts_fn[], bts_next[], bts_jnz[];
+
+/* Whether the guest's CPU is one of the models with branch trace store. */
+static bool bts_model(void)
+{
+	return pmu_is("skx") || pmu_is("icx");
+}
+
+/* An intel_bts event of this task, disabled; -errno. */
+static int open_bts(int type, bool user, bool kernel)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = type,
+		.disabled = 1,
+		.exclude_user = !user,
+		.exclude_kernel = !kernel,
+		.exclude_hv = 1,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_TID,
+	};
+	int fd = sys_perf_event_open(&a, 0, -1, -1, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* The trace records in [@from, @to) of the area, passed to @fn. */
+static void bts_walk(struct aux_map *m, uint64_t from, uint64_t to,
+		     void (*fn)(const struct bts_rec *r, void *arg), void *arg)
+{
+	const unsigned char *area = (const unsigned char *)m->aux;
+	struct bts_rec r;
+	uint64_t pos, off, i;
+
+	for (pos = from; pos + BTS_RECORD <= to; pos += BTS_RECORD) {
+		for (i = 0; i < BTS_RECORD; i++) {
+			off = (pos + i) & (m->size - 1);
+			((unsigned char *)&r)[i] = area[off];
+		}
+		fn(&r, arg);
+	}
+}
+
+struct tally {
+	uint64_t records, call, ret, jmp, jnz, kernel, user;
+};
+
+static bool kernel_address(uint64_t a)
+{
+	return a >= 0xffff800000000000ULL;
+}
+
+static void tally_one(const struct bts_rec *r, void *arg)
+{
+	struct tally *t = arg;
+
+	t->records++;
+	t->call += r->from == (uintptr_t)bts_call && r->to == (uintptr_t)bts_fn;
+	t->ret += r->from == (uintptr_t)bts_fn && r->to == (uintptr_t)bts_jmp;
+	t->jmp += r->from == (uintptr_t)bts_jmp && r->to == (uintptr_t)bts_next;
+	t->jnz += r->from == (uintptr_t)bts_jnz && r->to == (uintptr_t)bts_call;
+	if (kernel_address(r->from) || kernel_address(r->to))
+		t->kernel++;
+	else
+		t->user++;
+}
+
+FIXTURE(bts) {
+	int type;
+};
+
+FIXTURE_SETUP(bts)
+{
+	if (!bts_model())
+		SKIP(return, "not an emulated model with branch trace store (PERFTEST_PMU=skx or icx)");
+	self->type = pmu_type("intel_bts");
+	if (self->type < 0)
+		SKIP(return, "no intel_bts PMU (issue 34: BTS on the AUX area)");
+}
+
+FIXTURE_TEARDOWN(bts)
+{
+}
+
+/*
+ * A user trace of the loop: each of its branches once a round, and only
+ * user addresses; the AUX records follow one another from 0 and end at
+ * aux_head; ITRACE_START names this task.
+ */
+TEST_F(bts, user_trace_is_exact)
+{
+	struct tally t = { 0 };
+	struct aux_rec r[256];
+	struct perf_event_header *h;
+	struct aux_map m;
+	uint64_t end = 0;
+	int fd, n, i, starts = 0;
+
+	fd = open_bts(self->type, true, false);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(map_aux(&m, fd, AUX_PAGES, PROT_READ | PROT_WRITE), 0);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	bts_loop(ROUNDS);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+
+	n = aux_records(&m, r, ARRAY_SIZE(r));
+	ASSERT_GE(n, 1);
+	ASSERT_LE(n, ARRAY_SIZE(r));
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(r[i].offset, end) TH_LOG("record %d", i);
+		EXPECT_EQ(r[i].flags, 0) TH_LOG("record %d", i);
+		EXPECT_EQ(r[i].size % BTS_RECORD, 0) TH_LOG("record %d", i);
+		bts_walk(&m, r[i].offset, r[i].offset + r[i].size, tally_one, &t);
+		end += r[i].size;
+	}
+	EXPECT_EQ(aux_head(&m), end);
+	EXPECT_EQ(t.call, ROUNDS);
+	EXPECT_EQ(t.ret, ROUNDS);
+	EXPECT_EQ(t.jmp, ROUNDS);
+	EXPECT_EQ(t.jnz, ROUNDS - 1);
+	EXPECT_EQ(t.kernel, 0);
+
+	rb_rewind(&m.rb);
+	while ((h = rb_next(&m.rb))) {
+		struct rec_cur c = rc_init(h);
+
+		if (h->type != PERF_RECORD_ITRACE_START)
+			continue;
+		EXPECT_EQ(rc_u32(&c), getpid());
+		EXPECT_EQ(rc_u32(&c), gettid_());
+		starts++;
+	}
+	EXPECT_GE(starts, 1);
+	unmap_aux(&m);
+	close(fd);
+}
+
+/* A kernel trace: the task's system calls' branches, no user address. */
+TEST_F(bts, kernel_trace_has_no_user_branch)
+{
+	struct tally t = { 0 };
+	struct aux_rec r[256];
+	struct aux_map m;
+	int fd, n, i;
+
+	fd = open_bts(self->type, false, true);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(map_aux(&m, fd, AUX_PAGES, PROT_READ | PROT_WRITE), 0);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	bts_loop(ROUNDS);
+	for (i = 0; i < 10; i++)
+		getppid();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+
+	n = aux_records(&m, r, ARRAY_SIZE(r));
+	ASSERT_GE(n, 1);
+	ASSERT_LE(n, ARRAY_SIZE(r));
+	for (i = 0; i < n; i++)
+		bts_walk(&m, r[i].offset, r[i].offset + r[i].size, tally_one, &t);
+	EXPECT_GT(t.kernel, 0);
+	EXPECT_EQ(t.user, 0);
+	EXPECT_EQ(t.call + t.ret + t.jmp + t.jnz, 0);
+	unmap_aux(&m);
+	close(fd);
+}
+
+/*
+ * A snapshot area (read-only): written round and round, the records say
+ * OVERWRITE; the area before aux_head holds whole records, the loop's
+ * among them.
+ */
+TEST_F(bts, snapshot_area_keeps_the_newest)
+{
+	struct tally t = { 0 };
+	struct aux_rec r[256];
+	struct aux_map m;
+	uint64_t head;
+	int fd, n, i;
+
+	fd = open_bts(self->type, true, false);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(map_aux(&m, fd, 4, PROT_READ), 0);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	bts_loop(ROUNDS);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+
+	n = aux_records(&m, r, ARRAY_SIZE(r));
+	ASSERT_GE(n, 1);
+	ASSERT_LE(n, ARRAY_SIZE(r));
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(r[i].flags & PERF_AUX_FLAG_OVERWRITE,
+			  PERF_AUX_FLAG_OVERWRITE) TH_LOG("record %d", i);
+	/*
+	 * The head is where in the buffer the next record would go: the
+	 * newest records end there (the older ones, past it, run up to the
+	 * last whole record of the area and were overwritten in part).
+	 */
+	head = aux_head(&m);
+	EXPECT_LE(head, m.size);
+	EXPECT_EQ(head % BTS_RECORD, 0);
+	bts_walk(&m, 0, head, tally_one, &t);
+	EXPECT_GT(t.jmp, 0);
+	EXPECT_EQ(t.kernel, 0);
+	unmap_aux(&m);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
