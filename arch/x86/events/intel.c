@@ -53,6 +53,7 @@
 
 #include "intel_lbr.h"
 #include "intel_models.h"
+#include "intel_bts.h"
 #include "intel_pebs.h"
 #include "intel_rsp.h"
 #include "intel_topdown.h"
@@ -754,9 +755,12 @@ static void __init intel_type_init(struct intel_type *it, struct x86_vendor *v,
 		v->put_extra = intel_put_extra;
 		intel_lbr_probe(model, caps, v);
 		it->has_pebs = intel_pebs_probe(model, caps, it->gp, v);
-		if (it->has_pebs)
+		if (it->has_pebs) {
 			intel_add_attrs(it->event_files, ARRAY_SIZE(it->event_files),
 					intel_pebs_events());
+			/* The debug store PEBS sets up serves BTS too. */
+			intel_bts_probe(v);
+		}
 	}
 }
 

@@ -621,8 +621,48 @@ static int x86_validate_group(struct perf_event *event)
 	return x86_assign_counters(req, n, 0, assign);
 }
 
+/*
+ * The branch recorders that cannot run together (IA32_DEBUGCTL is
+ * theirs to share, from the PMI too): the users of the LBR and BTS.
+ */
+static DEFINE_SPINLOCK(x86_branches_lock);
+static int x86_branches_users[X86_BRANCHES_NR];
+
+/**
+ * x86_branches_get - hold the branch recorders for one kind of user
+ * @who: the kind
+ *
+ * Return: 0, or -EBUSY while another kind holds them (upstream's errno).
+ */
+int x86_branches_get(enum x86_branches who)
+{
+	int i, err = 0;
+
+	spin_lock(&x86_branches_lock);
+	for (i = 0; i < X86_BRANCHES_NR; i++)
+		if (i != who && x86_branches_users[i])
+			err = -EBUSY;
+	if (!err)
+		x86_branches_users[who]++;
+	spin_unlock(&x86_branches_lock);
+	return err;
+}
+
+/**
+ * x86_branches_put - let go of what x86_branches_get() held
+ * @who: the kind it was held for
+ */
+void x86_branches_put(enum x86_branches who)
+{
+	spin_lock(&x86_branches_lock);
+	x86_branches_users[who]--;
+	spin_unlock(&x86_branches_lock);
+}
+
 static void x86_event_destroy(struct perf_event *event)
 {
+	if (needs_branch_stack(event))
+		x86_branches_put(X86_BRANCHES_LBR);
 	atomic_dec(&x86_events);
 }
 
@@ -710,6 +750,8 @@ static int cpu_event_init(struct perf_event *event)
 		if (err)
 			return err;
 	}
+	if (needs_branch_stack(event) && x86_branches_get(X86_BRANCHES_LBR))
+		return -EBUSY;
 	atomic_inc(&x86_events);
 	event->destroy = x86_event_destroy;
 	return 0;
@@ -894,6 +936,23 @@ static u64 pmi_took_ns(u64 start)
 	return ns;
 }
 
+/* A PMI while no counter has an event: only the tracer's can be. */
+static int x86_trace_pmi(const struct x86_vendor *v)
+{
+	int handled;
+
+	if (!v->trace_pmi)
+		return NMI_DONE;
+	handled = v->trace_pmi();
+	v->trace_resume();
+	if (!handled)
+		return NMI_DONE;
+	apic_write(APIC_LVTPC, APIC_DM_NMI);
+	return NMI_HANDLED;
+}
+
+NOKPROBE_SYMBOL(x86_trace_pmi);
+
 /*
  * The PMI: every overflowed counter's event gets its sample.  No kprobes
  * here: one would fire inside every PMI.
@@ -907,11 +966,16 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 	int handled = 0, loops = 0, idx;
 	bool due;
 
-	if (!atomic_read(&x86_events) || !c->t)
+	if (!c->t)
 		return NMI_DONE;
 	v = &c->t->v;
+	if (!atomic_read(&x86_events))
+		return x86_trace_pmi(v);
 
 	v->disable_all();
+	/* The tracer's interrupt has no status bit: it looks for itself. */
+	if (v->trace_pmi)
+		handled += v->trace_pmi();
 	status = v->status();
 	while (status) {
 		if (++loops > 100) {
@@ -961,6 +1025,8 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 	}
 	if (!c->disabled)
 		v->enable_all(v->counters);
+	if (v->trace_resume)
+		v->trace_resume();
 	/* The local APIC masked LVTPC when it sent the PMI. */
 	apic_write(APIC_LVTPC, APIC_DM_NMI);
 	if (!handled) {

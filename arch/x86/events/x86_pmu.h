@@ -146,6 +146,11 @@
  * @drain: turn the records the vendor's buffer holds into samples
  *	(x86_pmu_record()), @iregs being the interrupted registers in the
  *	PMI, NULL when an event is read or stops; with @max_precise
+ * @trace_pmi: in the PMI, before the counters are looked at: stop the
+ *	vendor's branch tracer (BTS) while the PMI runs, and handle its
+ *	interrupt, which has no status bit; 1 when the PMI was its
+ *	(optional)
+ * @trace_resume: as the PMI leaves, trace again; with @trace_pmi
  *
  * The hooks that take @v describe the counters of that description
  * (event_map, cache_event, constraint and hw_config run on any CPU); the
@@ -200,7 +205,19 @@ struct x86_vendor {
 	u64 (*precise_constraint)(const struct x86_vendor *v, u64 config);
 	bool extended_regs;
 	void (*drain)(struct pt_regs *iregs);
+	int (*trace_pmi)(void);
+	void (*trace_resume)(void);
 };
+
+/* The kinds of users of the branch recorders (x86_branches_get()). */
+enum x86_branches {
+	X86_BRANCHES_LBR,
+	X86_BRANCHES_BTS,
+	X86_BRANCHES_NR,
+};
+
+int x86_branches_get(enum x86_branches who);
+void x86_branches_put(enum x86_branches who);
 
 /**
  * typedef x86_record_fill_t - fill a sample from a vendor's record
