@@ -294,12 +294,12 @@ runs_of() {
 			# fuzzed too; on Ice Lake-SP, adaptive PEBS.
 			fuzz debug 4 skx
 			fuzz debug 2 icx
-			# Branch stacks and precise samples under KASAN and
-			# lockdep, on both models' PEBS.
+			# Branch stacks, precise samples and branch traces under
+			# KASAN and lockdep, on both models' PEBS, and BTS.
 			# shellcheck disable=SC2046
 			PMU=skx run "pmu-skx-debug-smp2" debug 2 2048 3600 $(paths hw_lbr hw_pebs)
 			# shellcheck disable=SC2046
-			PMU=icx run "pmu-icx-debug-smp2" debug 2 2048 3600 $(paths hw_pebs)
+			PMU=icx run "pmu-icx-debug-smp2" debug 2 2048 3600 $(paths hw_pebs hw_bts)
 		fi
 		# The hardware-event tests under KASAN and lockdep (7 min):
 		# make check has them on ours and fuzzes the debug kernel on

@@ -10,8 +10,8 @@
 # event per core type (cpu_core, cpu_atom) and takes topdown from the
 # P-cores.  On Skylake and Ice Lake, perf record -b and --call-graph lbr
 # take branch stacks and call stacks from the LBR, -e cycles:pp precise
-# samples from PEBS, and perf mem the loads' latencies and sources.
-# Prints TAP.
+# samples from PEBS, perf mem the loads' latencies and sources, and -e
+# intel_bts//u a branch trace through the AUX area.  Prints TAP.
 dir=$(cd "$(dirname "$0")" && pwd)
 target=$dir/perf_hw_target
 pmu=${PERFTEST_PMU:-none}
@@ -99,6 +99,25 @@ precise_checks() {
 	result $? "report: the loop" p.out
 }
 
+# Branch trace store (skx, icx): perf record -e intel_bts//u, a trace
+# through the AUX area, perf script decoding it.
+bts_checks() {
+	if [ ! -d "$pmus/intel_bts" ]; then
+		case $(uname -r) in
+		*-perfng*)
+			skip_one "record -e intel_bts//u" "this kernel has no intel_bts (issue 34)"
+			return ;;
+		esac
+	fi
+	perf record --per-thread -q -o t.data -e intel_bts//u -- "$target" 1000 \
+		>/dev/null 2>t.err
+	result $? "record -e intel_bts//u exits 0" t.err
+	perf script -i t.data -F ip,sym,addr,symoff 2>/dev/null >t.out
+	[ "$(grep -c 'main+0x[0-9a-f]* *=> *[0-9a-f]* loop+0x0$' t.out)" -eq 1 ] &&
+		[ "$(grep -c . t.out)" -ge 500 ]
+	result $? "script: the trace's branches, main's call to loop once" t.out
+}
+
 # perf mem (skx, icx): the loads of a walk over 16 MiB, each from local
 # RAM in 200 cycles (the emulation's latency model).
 mem_checks() {
@@ -119,6 +138,7 @@ if [ "$width" -eq 0 ]; then
 	lbr_checks
 	precise_checks
 	mem_checks
+	bts_checks
 	tap_done
 	exit
 fi
@@ -238,5 +258,6 @@ if [ "$pmu" = icx ]; then
 	lbr_checks
 	precise_checks
 	mem_checks
+	bts_checks
 fi
 tap_done

@@ -13,7 +13,8 @@
  * kernel address; a kernel trace holds no user address.  A read-only
  * area is a snapshot: written round and round, its records flagged
  * OVERWRITE, the newest trace before aux_head, which is an offset into
- * the area (as stock's driver gives it).
+ * the area (as stock's driver gives it).  The LBR's users and BTS exclude
+ * each other (EBUSY).
  */
 #define _GNU_SOURCE
 #include "../kselftest_harness.h"
@@ -244,6 +245,42 @@ TEST_F(bts, snapshot_area_keeps_the_newest)
 	EXPECT_EQ(t.kernel, 0);
 	unmap_aux(&m);
 	close(fd);
+}
+
+/*
+ * The LBR's users and BTS exclude each other (both own IA32_DEBUGCTL's
+ * branch bits): a branch stack event makes intel_bts EBUSY, and the
+ * other way round, until the holder is closed.
+ */
+TEST_F(bts, lbr_and_bts_exclude_each_other)
+{
+	struct perf_event_attr lbr = {
+		.size = sizeof(lbr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.sample_period = 100000,
+		.sample_type = PERF_SAMPLE_BRANCH_STACK,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY,
+		.exclude_kernel = 1,
+		.disabled = 1,
+	};
+	int bts, lbr_fd;
+
+	lbr_fd = sys_perf_event_open(&lbr, 0, -1, -1, 0);
+	ASSERT_GE(lbr_fd, 0);
+	EXPECT_EQ(open_bts(self->type, true, false), -EBUSY);
+	close(lbr_fd);
+
+	bts = open_bts(self->type, true, false);
+	ASSERT_GE(bts, 0);
+	EXPECT_EQ(sys_perf_event_open(&lbr, 0, -1, -1, 0), -1);
+	EXPECT_EQ(errno, EBUSY);
+	close(bts);
+
+	/* Each alone is fine again. */
+	lbr_fd = sys_perf_event_open(&lbr, 0, -1, -1, 0);
+	EXPECT_GE(lbr_fd, 0);
+	close(lbr_fd);
 }
 
 TEST_HARNESS_MAIN
