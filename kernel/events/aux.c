@@ -269,9 +269,9 @@ unlock:
 }
 
 /*
- * On each CPU: stop and restart the AUX events running there that write
- * into @info's buffer.  Stopping ends their handles; starting again finds
- * no mapping and leaves them idle.
+ * On each CPU: stop and restart the AUX events tracing there into
+ * @info's buffer.  Stopping ends their handles; starting again finds no
+ * mapping and leaves them idle.
  */
 static void aux_stop_on_cpu(void *info)
 {
@@ -288,6 +288,7 @@ static void aux_stop_on_cpu(void *info)
 		list_for_each_entry(event, &ctxs[i]->event_list, event_entry) {
 			if (event->state != PERF_EVENT_STATE_ACTIVE ||
 			    event->oncpu != smp_processor_id() ||
+			    (event->hw.state & PERF_HES_STOPPED) ||
 			    !has_aux(event) ||
 			    rcu_access_pointer(aux_owner(event)->rb) != rb)
 				continue;
@@ -315,9 +316,11 @@ void perf_aux_unmap(struct perf_event *event, struct perf_buffer *rb,
 		return;
 	if (!atomic_dec_and_mutex_lock(&rb->aux_mmap_count, &rb->aux_mutex))
 		return;
-	cpus_read_lock();
+	/*
+	 * The online CPUs: one coming up meanwhile runs no writer of the
+	 * area, whose mapping count is already 0.
+	 */
 	on_each_cpu(aux_stop_on_cpu, rb, 1);
-	cpus_read_unlock();
 	atomic_long_sub(rb->aux_nr_pages - rb->aux_mmap_locked,
 			&rb->mmap_user->perf_mlock);
 	atomic64_sub(rb->aux_mmap_locked, &vma->vm_mm->pinned_vm);
