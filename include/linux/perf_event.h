@@ -1422,15 +1422,6 @@ static inline void perf_event_task_tick(void) { }
 static inline int perf_event_release_kernel(struct perf_event *ev) { return 0; }
 static inline int perf_event_period(struct perf_event *ev, u64 value) { return -EINVAL; }
 static inline u64 perf_event_pause(struct perf_event *ev, bool reset) { return 0; }
-static inline void *perf_aux_output_begin(struct perf_output_handle *h, struct perf_event *ev)
-{ return NULL; }
-static inline void perf_aux_output_end(struct perf_output_handle *h, unsigned long size) { }
-static inline int perf_aux_output_skip(struct perf_output_handle *h, unsigned long size)
-{ return -EINVAL; }
-static inline void *perf_get_aux(struct perf_output_handle *h) { return NULL; }
-static inline void perf_aux_output_flag(struct perf_output_handle *h, u64 flags) { }
-static inline void perf_event_itrace_started(struct perf_event *ev) { }
-static inline void perf_report_aux_output_id(struct perf_event *ev, u64 hw_id) { }
 static inline void perf_event_task_migrate(struct task_struct *t) { }
 static inline void perf_event_task_sched_in(struct task_struct *p, struct task_struct *t) { }
 static inline void perf_event_task_sched_out(struct task_struct *p, struct task_struct *n) { }

@@ -30,7 +30,8 @@ line (continuation lines start with white space):
   partial: PATH lines|blocks REGEX   an early version of PATH without the
            lines, or blocks (a line at column 0 and the indented or
            blank lines after it: a Kconfig entry), that match REGEX; the
-           full file lands in a later patch
+           full file lands in a later patch (at its staged path when
+           that patch stages it)
 
 A blank line ends the header; the commit message body follows, up to the
 next 'patch:' line.  'cover: SUBJECT' with a body gives the cover letter's
@@ -257,12 +258,14 @@ def make_commits(git, patches, tested, deleted, ident, date):
     def drop(path):
         git.run("update-index", "--force-remove", "--", path, env=env)
 
+    # A partial version of a file staged later lands where it is staged.
+    later_staged = {f for p in patches for f in p.stage}
     for p in patches:
         for f, kind, rx in p.partial:
             text = git.run("cat-file", "blob", blob_of(f))
             blob = git.run("hash-object", "-w", "--stdin",
                            inp=filtered(text, kind, rx)).strip()
-            put(f, blob, mode_of(f))
+            put(staged_path(f) if f in later_staged else f, blob, mode_of(f))
         for f in p.files:
             put(f, blob_of(f), mode_of(f))
         for f in p.stage:
