@@ -14,7 +14,8 @@
  * area is a snapshot: written round and round, its records flagged
  * OVERWRITE, the newest trace before aux_head, which is an offset into
  * the area (as stock's driver gives it).  The LBR's users and BTS exclude
- * each other (EBUSY).
+ * each other (EBUSY); a trace needs the kernel's permission (EACCES);
+ * another AUX PMU's event cannot write into the area (EINVAL).
  */
 #define _GNU_SOURCE
 #include "../kselftest_harness.h"
@@ -114,7 +115,7 @@ FIXTURE(bts) {
 FIXTURE_SETUP(bts)
 {
 	if (!bts_model())
-		SKIP(return, "not an emulated model with branch trace store (PERFTEST_PMU=skx or icx)");
+		SKIP(return, "no emulated branch trace store (PERFTEST_PMU=skx or icx)");
 	self->type = pmu_type("intel_bts");
 	if (self->type < 0)
 		SKIP(return, "no intel_bts PMU (issue 34: BTS on the AUX area)");
@@ -281,6 +282,73 @@ TEST_F(bts, lbr_and_bts_exclude_each_other)
 	lbr_fd = sys_perf_event_open(&lbr, 0, -1, -1, 0);
 	EXPECT_GE(lbr_fd, 0);
 	close(lbr_fd);
+}
+
+/* The type of intel_bts, for the child of run_unprivileged(). */
+static int bts_type;
+
+/* A user-space trace of itself, as nobody: 0, or the errno. */
+static int open_bts_as_nobody(void *arg)
+{
+	int fd = open_bts(bts_type, true, false);
+
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return 0;
+}
+
+/*
+ * Branch records show kernel addresses even when the kernel's branches
+ * are left out: a user-space trace needs the kernel's permission too,
+ * EACCES for an unprivileged user at perf_event_paranoid 2 (as upstream)
+ * and allowed at 1.
+ */
+TEST_F(bts, user_trace_needs_kernel_permission)
+{
+	long saved;
+
+	ASSERT_EQ(read_file_long("/proc/sys/kernel/perf_event_paranoid", &saved), 0);
+	bts_type = self->type;
+	ASSERT_EQ(write_sysctl("perf_event_paranoid", 2), 0);
+	EXPECT_EQ(run_unprivileged(open_bts_as_nobody, NULL), EACCES);
+	ASSERT_EQ(write_sysctl("perf_event_paranoid", 1), 0);
+	EXPECT_EQ(run_unprivileged(open_bts_as_nobody, NULL), 0);
+	write_sysctl("perf_event_paranoid", saved);
+}
+
+/*
+ * One AUX area holds one PMU's trace: an AUX event of another PMU cannot
+ * be redirected into intel_bts's buffer (EINVAL); a software event can.
+ * The second AUX PMU is perf_test_aux of our test kernels.
+ */
+TEST_F(bts, set_output_across_aux_pmus)
+{
+	struct perf_event_attr other = {
+		.size = sizeof(other),
+		.type = pmu_type("perf_test_aux"),
+		.config = 1024,
+		.disabled = 1,
+	};
+	struct aux_map m;
+	int bts, fd;
+
+	if ((int)other.type < 0)
+		SKIP(return, "no second AUX PMU (perf_test_aux, a test PMU of this core only)");
+	bts = open_bts(self->type, true, false);
+	ASSERT_GE(bts, 0);
+	ASSERT_EQ(map_aux(&m, bts, 4, PROT_READ | PROT_WRITE), 0);
+	fd = sys_perf_event_open(&other, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, bts), -1);
+	EXPECT_EQ(errno, EINVAL);
+	close(fd);
+	fd = open_sw(PERF_COUNT_SW_DUMMY, -1);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, bts), 0);
+	close(fd);
+	unmap_aux(&m);
+	close(bts);
 }
 
 TEST_HARNESS_MAIN
