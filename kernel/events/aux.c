@@ -337,6 +337,7 @@ void perf_aux_unmap(struct perf_event *event, struct perf_buffer *rb,
  */
 void perf_aux_vma_open(struct perf_buffer *rb, struct vm_area_struct *vma)
 {
+	/* No aux_mutex: the mapping it copies still counts, so not 0. */
 	if (rb_has_aux(rb) && vma->vm_pgoff == rb->aux_pgoff)
 		atomic_inc(&rb->aux_mmap_count);
 }

@@ -624,6 +624,8 @@ static int x86_validate_group(struct perf_event *event)
 /*
  * The branch recorders that cannot run together (IA32_DEBUGCTL is
  * theirs to share, from the PMI too): the users of the LBR and BTS.
+ * Held from an event's init to its destroy, both in process context;
+ * x86_branches_lock guards the counts.
  */
 static DEFINE_SPINLOCK(x86_branches_lock);
 static int x86_branches_users[X86_BRANCHES_NR];
