@@ -188,8 +188,10 @@ run() {
 	t0=$(date +%s)
 	[ "${VMOPTS:-}" = -I ] && icount=1
 	log "running ${#@} test programs on $label"
+	local opts
+	mapfile -t opts < <(boot_opts "$k")
 	# shellcheck disable=SC2086
-	"$PERFVM/vm.sh" ${VMOPTS:-} -k "$img" -s "$smp" -m "$mem" -t "$tmo" \
+	"$PERFVM/vm.sh" ${VMOPTS:-} "${opts[@]}" -k "$img" -s "$smp" -m "$mem" -t "$tmo" \
 		-c "$results/$label.console" -o "$results/$label.out" -- \
 		"PERFTEST_PMU=${PMU:-none} PERFTEST_ICOUNT=$icount PERFTEST_TIMEOUT=$((tmo / 3)) PERFTEST_HELPERS=$tests_dir/guest sh $PERFVM/guest-tests.sh $*" >/dev/null
 	local st=$?

@@ -45,7 +45,8 @@ gcc -O2 -g -Wall -static -pthread -isystem "$TOP/tools/include/uapi" \
 # debug or KCSAN kernel boots and scans slowly.
 tmo=$((secs * 3 + 600))
 log "fuzzing $kernel at -smp $smp for ${secs}s, seed $seed"
-"$PERFVM/vm.sh" -k "$img" -s "$smp" -m 2048 -t "$tmo" \
+mapfile -t opts < <(boot_opts "$kernel")
+"$PERFVM/vm.sh" "${opts[@]}" -k "$img" -s "$smp" -m 2048 -t "$tmo" \
 	-c "$dir/$label.console" -o "$dir/$label.out" -- \
 	"sh $PERFVM/fuzz-guest.sh $bin/perf_fuzz $seed $secs" >/dev/null
 st=$?

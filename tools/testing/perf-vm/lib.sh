@@ -17,6 +17,17 @@ OWNED_FILES="include/linux/perf_event.h include/uapi/linux/perf_event.h
 tools/include/uapi/linux/perf_event.h Documentation/userspace-api/perf_event.rst"
 KEEP="kernel/events/uprobes.c"
 
+# boot_opts KERNEL: vm.sh options every boot of that kernel takes.  The
+# debug kernel boots with 4-level paging: with 5-level paging (QEMU's max
+# CPU has LA57), KASAN's idea of the address space follows the LA57
+# feature bit, and identify_cpu() clears every feature bit for a moment
+# with interrupts on, so an interrupt then can see a direct-map address
+# as wild and report it (the base tree's, not the perf code's).
+boot_opts() {
+	[ "$1" = debug ] && printf '%s\n' -a no5lvl
+	return 0
+}
+
 log() { printf 'perf-vm: %s\n' "$*" >&2; }
 die() { printf 'perf-vm: error: %s\n' "$*" >&2; exit 1; }
 
