@@ -30,7 +30,8 @@ static atomic64_t perf_event_id;
  * the part that keeps copies begins; copies stop where the original-only
  * tail begins.  Sampling events and tracepoint events have their overflow
  * state after that; counting events have none (an original gets one when
- * a ring buffer is attached to it: perf_event_get_overflow_state()).
+ * a ring buffer is attached to it, perf_event_get_overflow_state(), and
+ * an event gets one when its PMU makes it sample).
  */
 enum perf_event_shape {
 	PERF_SHAPE_ORIGINAL,		/* counting original */
@@ -261,6 +262,21 @@ static void init_overflow_state(struct perf_event *event,
 	init_task_work(&ov->pending_task, perf_pending_task);
 }
 
+/* Give @event an overflow state apart, unless it has one; 0 or -ENOMEM. */
+static int alloc_overflow_state(struct perf_event *event)
+{
+	struct perf_overflow_state *ov;
+
+	if (event->ov)
+		return 0;
+	ov = kzalloc(sizeof(*ov), GFP_KERNEL);
+	if (!ov)
+		return -ENOMEM;
+	init_overflow_state(event, ov);
+	WRITE_ONCE(event->ov, ov);
+	return 0;
+}
+
 /**
  * perf_event_get_overflow_state - give a counting original its overflow state
  * @event: an original about to have a ring buffer attached; mmap_mutex held
@@ -274,17 +290,8 @@ static void init_overflow_state(struct perf_event *event,
  */
 int perf_event_get_overflow_state(struct perf_event *event)
 {
-	struct perf_overflow_state *ov;
-
 	lockdep_assert_held(&event->mmap_mutex);
-	if (event->ov)
-		return 0;
-	ov = kzalloc(sizeof(*ov), GFP_KERNEL);
-	if (!ov)
-		return -ENOMEM;
-	init_overflow_state(event, ov);
-	WRITE_ONCE(event->ov, ov);
-	return 0;
+	return alloc_overflow_state(event);
 }
 
 /**
@@ -393,10 +400,16 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 		err = PTR_ERR(pmu);
 		goto err;
 	}
+	/*
+	 * A PMU may make a counting event sample (IBS takes the period from
+	 * the config): its overflow state then comes apart.
+	 */
+	if (is_sampling_event(event)) {
+		err = alloc_overflow_state(event);
+		if (err)
+			goto err;
+	}
 	err = -EINVAL;
-	/* A PMU that made a counting copy sample would overrun it. */
-	if (WARN_ON_ONCE(!event->ov && is_sampling_event(event)))
-		goto err;
 	if (pmu->task_ctx_nr == perf_invalid_context && task)
 		goto err;
 	err = -EOPNOTSUPP;
@@ -443,7 +456,7 @@ static void free_event_rcu(struct rcu_head *head)
 {
 	struct perf_event *event = container_of(head, struct perf_event, rcu_head);
 
-	/* A state allocated apart (perf_event_get_overflow_state()). */
+	/* A state allocated apart (alloc_overflow_state()). */
 	if (event->ov && !perf_shapes[event->shape].overflow)
 		kfree(event->ov);
 	kmem_cache_free(perf_event_caches[event->shape], event);
