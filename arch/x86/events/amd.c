@@ -214,6 +214,17 @@ static int amd_hw_config(const struct x86_vendor *v, struct perf_event *event)
 	return 0;
 }
 
+/*
+ * The counters have no precise mode: IBS samples the precise events it
+ * can (forward_event_to_ibs() sends them to ibs_op and refuses or passes
+ * on the others, as upstream); without IBS they are refused
+ * (max_precise 0, -EOPNOTSUPP).
+ */
+static int amd_forward(struct perf_event *event)
+{
+	return get_ibs_caps() ? forward_event_to_ibs(event) : 0;
+}
+
 /* Of @counters, those that overflowed and wait for their PMI. */
 static u64 amd_overflowed(u64 counters)
 {
@@ -462,5 +473,6 @@ int __init amd_core_probe(struct x86_vendor *v)
 	v->format = amd_format;
 	v->sample_ended_period = amd_v2;
 	v->late_pmi = true;
+	v->forward = amd_forward;
 	return 0;
 }

@@ -680,6 +680,15 @@ static int cpu_event_init(struct perf_event *event)
 	if (x86_nr_types > 1 && event->cpu >= 0 &&
 	    !cpumask_test_cpu(event->cpu, &x86_pmu_type(event->pmu)->cpus))
 		return -ENOENT;
+	if (attr->type != PERF_TYPE_HARDWARE && attr->type != PERF_TYPE_HW_CACHE &&
+	    attr->type != event->pmu->type)
+		return -ENOENT;
+	/* Precise events another PMU samples go there (AMD: to IBS). */
+	if (attr->precise_ip && v->forward) {
+		err = v->forward(event);
+		if (err)
+			return err;
+	}
 	if (attr->type == PERF_TYPE_HARDWARE) {
 		if (attr->config >= PERF_COUNT_HW_MAX)
 			return -EINVAL;
@@ -691,10 +700,8 @@ static int cpu_event_init(struct perf_event *event)
 		err = x86_cache_config(v, attr->config, &config);
 		if (err)
 			return err;
-	} else if (attr->type == event->pmu->type) {
-		config = attr->config & v->config_mask;
 	} else {
-		return -ENOENT;
+		config = attr->config & v->config_mask;
 	}
 
 	/*

@@ -151,6 +151,10 @@
  *	interrupt, which has no status bit; 1 when the PMI was its
  *	(optional)
  * @trace_resume: as the PMI leaves, trace again; with @trace_pmi
+ * @forward: an event with attr.precise_ip that another PMU samples (AMD's
+ *	IBS): before anything else is looked at, rewrite attr.type (and
+ *	attr.config) and return -ENOENT for the core to offer it there, or
+ *	refuse it; 0: the event is this PMU's to take or refuse (optional)
  *
  * The hooks that take @v describe the counters of that description
  * (event_map, cache_event, constraint and hw_config run on any CPU); the
@@ -207,6 +211,7 @@ struct x86_vendor {
 	void (*drain)(struct pt_regs *iregs);
 	int (*trace_pmi)(void);
 	void (*trace_resume)(void);
+	int (*forward)(struct perf_event *event);
 };
 
 /* The kinds of users of the branch recorders (x86_branches_get()). */
