@@ -100,7 +100,7 @@ intel|intel-v[1235]|amd|amd-legacy|intel-nomsr|amd-nomsr|skx|icx|spr|adl)
 	intel-nomsr) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-msrs=off ;;
 	amd-nomsr) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,pmu-msrs=off ;;
 	intel-v*) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-version=${PMU#intel-v} ;;
-	amd) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1 ;;
+	amd) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,ibs=on ;;
 	amd-legacy) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,perfctr-core=off ;;
 	esac
 	cpu=$cpu,pmu=on$late

@@ -1644,6 +1644,12 @@ static enum ev_kind gen_type_config(struct rng *r, struct perf_event_attr *a,
 		}
 		if ((int)pmu->type == perf_test_type)
 			return K_TEST;
+		if (valid && !strncmp(pmu->name, "ibs_", 4)) {
+			/* AMD IBS: the period is MaxCnt; one format bit each. */
+			a->config = one_in(r, 2) ? 0 :
+				    !strcmp(pmu->name, "ibs_op") ? 1ULL << 19 : 1ULL << 57;
+			return K_PMU;
+		}
 		if (pmu->nev && (valid || one_in(r, 2))) {
 			i = (int)rnd_below(r, (uint64_t)pmu->nev);
 			a->config = pmu->ev[i].config[0];

@@ -11,7 +11,10 @@
 # P-cores.  On Skylake and Ice Lake, perf record -b and --call-graph lbr
 # take branch stacks and call stacks from the LBR, -e cycles:pp precise
 # samples from PEBS, perf mem the loads' latencies and sources, and -e
-# intel_bts//u a branch trace through the AUX area.  Prints TAP.
+# intel_bts//u a branch trace through the AUX area.  On the AMD model
+# (PERFTEST_PMU=amd), cycles:pp, -e ibs_op// and ibs_fetch// sample
+# through IBS, and perf mem takes the loads' latencies and sources from
+# it.  Prints TAP.
 dir=$(cd "$(dirname "$0")" && pwd)
 target=$dir/perf_hw_target
 pmu=${PERFTEST_PMU:-none}
@@ -24,13 +27,19 @@ case $pmu in
 icx) width=5 levels=1 ;;
 spr|adl) width=6 levels=2 ;;
 skx) width=0 levels=0 ;;
-*) skip "not a named Intel model (PMU=skx, icx, spr or adl boots one)" ;;
+amd) width=-1 levels=0 ;;
+*) skip "not a named Intel model or the AMD one (PMU=skx, icx, spr, adl or amd boots one)" ;;
 esac
 command -v perf >/dev/null && [ -x "$target" ] || skip "perf or the target program is missing"
 pmus=/sys/bus/event_source/devices
 if [ "$pmu" = adl ] && [ ! -e $pmus/cpu_core ]; then
 	case $(uname -r) in
 	*-perfng*) skip "this kernel has no PMU per core type yet (issue 33)" ;;
+	esac
+fi
+if [ "$pmu" = amd ] && [ ! -e $pmus/ibs_op ]; then
+	case $(uname -r) in
+	*-perfng*) skip "this kernel has no IBS driver yet (issue 34)" ;;
 	esac
 fi
 if [ "$width" -gt 0 ] && [ "$pmu" != adl ] && [ ! -e $pmus/cpu/events/slots ]; then
@@ -76,6 +85,20 @@ lbr_checks() {
 	result $? "script: $hit of $all samples have loop called from main" c.out
 }
 
+# record_loop NAME EVENT PERIOD ROUNDS TENTHS: perf record -e EVENT -c
+# PERIOD of ROUNDS of the target's loop into NAME.data; at least TENTHS in
+# ten of its samples (and 50 of them) must be in the loop.
+record_loop() {
+	perf record -q -o "$1.data" -e "$2" -c "$3" -- "$target" "$4" \
+		>/dev/null 2>"$1.err"
+	result $? "record -e $2 exits 0" "$1.err"
+	perf script -i "$1.data" -F ip,sym 2>/dev/null | awk '{ print $2 }' >"$1.out"
+	all=$(grep -c . "$1.out")
+	hit=$(grep -c '^loop$' "$1.out")
+	[ "$all" -ge 50 ] && [ "$((hit * 10))" -ge "$((all * $5))" ]
+	result $? "script -F ip,sym: $hit of $all $2 samples in the loop" "$1.out"
+}
+
 # PEBS (skx, icx): perf record -e cycles:ppu.
 precise_checks() {
 	if [ "$(cat "$pmus/cpu/caps/max_precise" 2>/dev/null)" = 0 ]; then
@@ -87,14 +110,7 @@ precise_checks() {
 	fi
 	# Precise cycles from PEBS: each sample exact, on an instruction of
 	# the loop (a dec and a jnz) in nine of ten.
-	perf record -q -o p.data -e cycles:ppu -c 10007 -- "$target" 1000000 \
-		>/dev/null 2>p.err
-	result $? "record -e cycles:ppu exits 0" p.err
-	perf script -i p.data -F ip,sym 2>/dev/null | awk '{ print $2 }' >p.out
-	all=$(grep -c . p.out)
-	hit=$(grep -c '^loop$' p.out)
-	[ "$all" -ge 50 ] && [ "$((hit * 10))" -ge "$((all * 9))" ]
-	result $? "script -F ip,sym: $hit of $all precise samples in the loop" p.out
+	record_loop p cycles:ppu 10007 1000000 9
 	perf report -i p.data --stdio -F sym 2>/dev/null | grep -q 'loop'
 	result $? "report: the loop" p.out
 }
@@ -118,7 +134,7 @@ bts_checks() {
 	result $? "script: the trace's branches, main's call to loop once" t.out
 }
 
-# perf mem (skx, icx): the loads of a walk over 16 MiB, each from local
+# perf mem (skx, icx, amd): the loads of a walk over 16 MiB, each from local
 # RAM in 200 cycles (the emulation's latency model).
 mem_checks() {
 	perf mem record -o m.data -- "$target" walk 4 >/dev/null 2>m.err
@@ -127,6 +143,24 @@ mem_checks() {
 	grep -qE '^ +[0-9.]+% +[0-9]+ +200 +Local RAM or RAM hit +\[\.\] walk' m.out
 	result $? "mem report: the walk's loads, 200 cycles from local RAM" m.out
 }
+
+# IBS (amd): precise cycles through op sampling, the two PMUs' samples.
+# IBS samples every privilege level (upstream's driver has no filter),
+# so the kernel has its share: the NMIs' own work, the task's start and
+# its spinning on locks in the kernel (each PAUSE 128 cycles).  The loop
+# has seven in ten of the samples; hw_ibs checks them exactly.
+ibs_checks() {
+	for ev in cycles:pp ibs_op// ibs_fetch//; do
+		record_loop i "$ev" 100000 10000000 7
+	done
+}
+
+if [ "$pmu" = amd ]; then
+	ibs_checks
+	mem_checks
+	tap_done
+	exit
+fi
 
 if [ "$width" -eq 0 ]; then
 	# Skylake: the events of old, which count nothing in the emulation.
