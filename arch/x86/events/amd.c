@@ -21,6 +21,9 @@
  * as upstream does.  The core stops a single counter only with the PMU
  * off (perf_pmu_disable()), so that wait covers those stops too.
  *
+ * With PerfMonV2, Zen 4 and later may have LBR v2 (amd_lbr.c): branch
+ * stacks, recording while the PMU is on.
+ *
  * Guests: an event that excludes the host counts with the guest-only
  * bit, one that excludes the guest with the host-only bit.  The
  * host-only bit only means something while SVM is on (the counter may
@@ -39,6 +42,7 @@
 #include <asm/msr.h>
 #include <asm/perf_event.h>
 
+#include "amd_lbr.h"
 #include "x86_pmu.h"
 
 #define AMD_WIDTH	48
@@ -271,6 +275,7 @@ static void amd_enable_all(u64 counters)
 	int idx;
 
 	if (amd_v2) {
+		amd_lbr_enable();
 		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, amd_counters);
 		return;
 	}
@@ -289,6 +294,7 @@ static void amd_disable_all(void)
 
 	if (amd_v2) {
 		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, 0);
+		amd_lbr_disable();
 	} else {
 		a->off = true;
 		for (s = a->started; s; s &= s - 1) {
@@ -474,5 +480,11 @@ int __init amd_core_probe(struct x86_vendor *v)
 	v->sample_ended_period = amd_v2;
 	v->late_pmi = true;
 	v->forward = amd_forward;
+	/* LBR v2: events that want branch stacks hold it while added. */
+	if (amd_v2 && amd_lbr_probe(v)) {
+		v->get_extra = amd_lbr_get;
+		v->put_extra = amd_lbr_put;
+		v->cpu_starting = amd_lbr_cpu_starting;
+	}
 	return 0;
 }

@@ -11,7 +11,10 @@
  * kernel text (a faulting user instruction pointer may have been
  * recorded with a kernel-looking address).  A record whose target is in
  * the kernel and whose source is a user instruction that enters none
- * (SYSCALL, SYSENTER, INT) is an interrupt, a trap or a fault.
+ * (SYSCALL, SYSENTER, INT) is an interrupt, a trap or a fault.  Where the
+ * hardware names the first instruction of a fused pair (a compare and
+ * the conditional jump after it) instead of the branch, the branch is
+ * looked for in the bytes that follow (x86_branch_kind_fused()).
  *
  * Each kind is kept by the branch_sample_type bits that select it, and
  * has a PERF_BR_* type, the ones upstream reports for x86.
@@ -125,25 +128,45 @@ static enum x86_branch_kind decode_kind(struct insn *insn)
 	return X86_BRK_NONE;
 }
 
-/**
- * x86_branch_kind - the kind of a branch record
- * @from: its source
- * @to: its target
- * @abort: it is a transaction's abort
- *
- * Return: the kind, %X86_BRK_NONE for an empty record (a source or target
- * of 0) or one whose source cannot be read or decoded.
+/*
+ * The kind of the instruction at @text, @len bytes of it there.  With
+ * @fused, of the first branch in those bytes, @skip getting how far
+ * after @text it starts: on some CPUs a record's source is the
+ * instruction fused with the branch after it (a compare before a
+ * conditional jump).  @skip is 0 when no branch is found.
  */
-enum x86_branch_kind x86_branch_kind(unsigned long from, unsigned long to,
-				     bool abort)
+static enum x86_branch_kind decode_first(const u8 *text, int len, bool is64,
+					 bool fused, int *skip)
+{
+	enum x86_branch_kind kind;
+	struct insn insn;
+	int off = 0;
+
+	for (;;) {
+		insn_init(&insn, text + off, len - off, is64);
+		kind = decode_kind(&insn);
+		if (kind != X86_BRK_NONE || !fused)
+			break;
+		if (insn_get_length(&insn) || !insn.length ||
+		    off + insn.length >= len)
+			break;
+		off += insn.length;
+	}
+	*skip = kind == X86_BRK_NONE ? 0 : off;
+	return kind;
+}
+
+/* x86_branch_kind(), looking past fused instructions with @fused. */
+static enum x86_branch_kind branch_kind_at(unsigned long from, unsigned long to,
+					   bool abort, bool fused, int *skip)
 {
 	u8 buf[MAX_INSN_SIZE];
 	enum x86_branch_kind kind;
-	const void *text = buf;
+	const u8 *text = buf;
 	bool user = !x86_kernel_ip(from), is64 = true;
-	struct insn insn;
 	int len = MAX_INSN_SIZE;
 
+	*skip = 0;
 	if (!from || !to)
 		return X86_BRK_NONE;
 	if (abort)
@@ -160,13 +183,49 @@ enum x86_branch_kind x86_branch_kind(unsigned long from, unsigned long to,
 	} else {
 		if (!kernel_text_address(from) || in_gate_area_no_mm(from))
 			return X86_BRK_NONE;
-		text = (const void *)from;
+		text = (const u8 *)from;
 	}
-	insn_init(&insn, text, len, is64);
-	kind = decode_kind(&insn);
+	kind = decode_first(text, len, is64, fused, skip);
 	/* Into the kernel from an instruction that does not enter it. */
 	if (user && x86_kernel_ip(to) && kind != X86_BRK_SYSCALL &&
 	    kind != X86_BRK_INT)
 		kind = X86_BRK_IRQ;
 	return kind;
+}
+
+/**
+ * x86_branch_kind - the kind of a branch record
+ * @from: its source
+ * @to: its target
+ * @abort: it is a transaction's abort
+ *
+ * Return: the kind, %X86_BRK_NONE for an empty record (a source or target
+ * of 0) or one whose source cannot be read or decoded.
+ */
+enum x86_branch_kind x86_branch_kind(unsigned long from, unsigned long to,
+				     bool abort)
+{
+	int skip;
+
+	return branch_kind_at(from, to, abort, false, &skip);
+}
+
+/**
+ * x86_branch_kind_fused - the kind of a branch record whose source may be
+ *	an instruction fused with the branch after it
+ * @from: its source
+ * @to: its target
+ * @skip: set to how far after @from the branch is (0: at @from, or none
+ *	found)
+ *
+ * For records that name the first instruction of a fused pair (AMD's
+ * last branch records): when the instruction at @from is no branch, the
+ * first branch in the MAX_INSN_SIZE bytes from @from is taken instead.
+ *
+ * Return: the kind, as x86_branch_kind() gives it for @from + *@skip.
+ */
+enum x86_branch_kind x86_branch_kind_fused(unsigned long from,
+					   unsigned long to, int *skip)
+{
+	return branch_kind_at(from, to, false, true, skip);
 }

@@ -41,6 +41,8 @@ static inline bool x86_kernel_ip(unsigned long ip)
 
 enum x86_branch_kind x86_branch_kind(unsigned long from, unsigned long to,
 				     bool abort);
+enum x86_branch_kind x86_branch_kind_fused(unsigned long from,
+					   unsigned long to, int *skip);
 u64 x86_branch_kind_filters(enum x86_branch_kind kind);
 int x86_branch_kind_perf_type(enum x86_branch_kind kind);
 
