@@ -207,7 +207,7 @@ paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 
 # The tests that need a hardware PMU, run on the emulated ones.
 pmu_tests="hw hw_retired hw_sched hw_config hw_inherit hw_groups hw_nmi kvm_pmu perf_hw.sh
-base_remove_on_exec perf_tool.sh bpftrace_hw.sh hw_ibs perf_models.sh"
+base_remove_on_exec perf_tool.sh bpftrace_hw.sh hw_lbr hw_ibs perf_models.sh"
 # On the named Intel models: theirs.
 model_tests="hw_models hw_hybrid hw_retired hw_lbr hw_pebs hw_bts perf_models.sh"
 # On a PMU whose PMIs arrive late (AMD's may): the tests of sampling.
@@ -302,9 +302,9 @@ runs_of() {
 			PMU=skx run "pmu-skx-debug-smp2" debug 2 2048 3600 $(paths hw_lbr hw_pebs)
 			# shellcheck disable=SC2046
 			PMU=icx run "pmu-icx-debug-smp2" debug 2 2048 3600 $(paths hw_pebs hw_bts)
-			# AMD's IBS under KASAN and lockdep.
+			# AMD's IBS and LBR v2 under KASAN and lockdep.
 			# shellcheck disable=SC2046
-			PMU=amd run "pmu-amd-debug-smp2" debug 2 2048 3600 $(paths hw_ibs)
+			PMU=amd run "pmu-amd-debug-smp2" debug 2 2048 3600 $(paths hw_lbr hw_ibs)
 		fi
 		# The hardware-event tests under KASAN and lockdep (7 min):
 		# make check has them on ours and fuzzes the debug kernel on
