@@ -793,6 +793,8 @@ TEST_F(hw, sysfs_describes_the_pmu)
 		"format=cmask edge event inv umask", "caps=max_precise",
 		"caps/max_precise=0", NULL,
 	};
+	/* With PerfMonV2 the emulated Zen 4 has LBR v2's 16 records. */
+	const char *amd_lbr[ARRAY_SIZE(amd) + 1];
 	const char *other[ARRAY_SIZE(intel_other)];
 	const char * const *want = pmu_is_amd() ? amd : intel;
 	int version = intel_version();
@@ -812,6 +814,13 @@ TEST_F(hw, sysfs_describes_the_pmu)
 			"caps/pmu_name=generic_arch_v1" :
 			"caps/pmu_name=generic_arch_v5+";
 		want = other;
+	}
+	if (pmu_is("amd")) {
+		memcpy(amd_lbr, amd, sizeof(amd));
+		amd_lbr[ARRAY_SIZE(amd) - 3] = "caps=branches max_precise";
+		amd_lbr[ARRAY_SIZE(amd) - 1] = "caps/branches=16";
+		amd_lbr[ARRAY_SIZE(amd)] = NULL;
+		want = amd_lbr;
 	}
 	p = popen(cmd, "r");
 	ASSERT_NE(p, NULL);
