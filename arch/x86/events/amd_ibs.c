@@ -70,6 +70,7 @@
 #include <linux/hardirq.h>
 #include <linux/init.h>
 #include <linux/kprobes.h>
+#include <linux/nmi.h>
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
 #include <linux/syscore_ops.h>
@@ -77,7 +78,6 @@
 #include <asm/amd-ibs.h>
 #include <asm/apic.h>
 #include <asm/msr.h>
-#include <asm/nmi.h>
 #include <asm/perf_event.h>
 #include <asm/processor-flags.h>
 
