@@ -262,7 +262,12 @@ static void init_overflow_state(struct perf_event *event,
 	init_task_work(&ov->pending_task, perf_pending_task);
 }
 
-/* Give @event an overflow state apart, unless it has one; 0 or -ENOMEM. */
+/*
+ * Give @event an overflow state apart, unless it has one; 0 or -ENOMEM.
+ * One writer: the caller holds mmap_mutex, or the event is not published
+ * yet (perf_event_alloc()).  Readers of a published event reach the
+ * state through the ring buffer, published after it.
+ */
 static int alloc_overflow_state(struct perf_event *event)
 {
 	struct perf_overflow_state *ov;
