@@ -377,10 +377,27 @@ TEST(namespaces_at_unshare)
 
 /* ---- SWITCH, SWITCH_CPU_WIDE ---- */
 
+/* The SWITCH_OUT records in @rb's copy that have no PREEMPT bit. */
+static int sleeping_outs(struct perf_rb *rb)
+{
+	struct perf_event_header *h;
+	int n = 0;
+
+	rb_rewind(rb);
+	while ((h = rb_next(rb)))
+		n += h->type == PERF_RECORD_SWITCH &&
+		     h->misc == PERF_RECORD_MISC_SWITCH_OUT;
+	return n;
+}
+
 /*
  * A task event: SWITCH records (header and trailer only), SWITCH_OUT when
  * the task leaves the CPU and 0 when it comes back, alternating; blocking
  * in a sleep is not a preemption.
+ *
+ * A usleep() need not block: when its timer fires before the task reaches
+ * schedule(), the task stays runnable, and it either goes on or is
+ * preempted.  So it sleeps until five sleeps were seen, 1000 at most.
  */
 TEST(switch_task_records)
 {
@@ -394,8 +411,12 @@ TEST(switch_task_records)
 	s.attr.context_switch = 1;
 	ASSERT_EQ(sb_open(&s), 0);
 	sb_on(&s);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 1000; i++) {
 		usleep(2000);
+		ASSERT_GE(rb_fetch(&s.rb), 0);
+		if (i >= 4 && sleeping_outs(&s.rb) >= 5)
+			break;
+	}
 	ASSERT_GE(sb_off(&s), 0);
 	EXPECT_EQ(rb_count(&s.rb, PERF_RECORD_SWITCH_CPU_WIDE), 0);
 	rb_rewind(&s.rb);
