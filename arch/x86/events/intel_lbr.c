@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The model-specific last branch records of Intel cores, Skylake to Tiger
- * Lake: PERF_SAMPLE_BRANCH_STACK for the events of the core PMU.
+ * The last branch records of Intel cores: PERF_SAMPLE_BRANCH_STACK for the
+ * events of the core PMU, from the model-specific LBR (Skylake to Tiger
+ * Lake) or the architectural one (CPUID leaf 0x1C: Sapphire Rapids,
+ * Alder Lake and later).
  *
  * The CPU keeps its last 32 taken branches in a ring of MSR triplets
  * (MSR_LBR_NHM_FROM + n, MSR_LBR_NHM_TO + n, MSR_LBR_INFO_0 + n; the
@@ -37,10 +39,23 @@
  * bpf_get_branch_snapshot() reads the ring of its CPU while an event
  * holds it, filtered for the event added last.
  *
- * Not here: the architectural LBR of later models (CPUID leaf 0x1C),
- * branch counters (PERF_SAMPLE_BRANCH_COUNTERS: -EINVAL, as upstream
- * without them) and KVM's guest LBR (x86_perf_get_lbr() still reports
- * none).
+ * The architectural LBR is the same ring behind other registers, and
+ * the same code drives it (lbr_arch): MSR_ARCH_LBR_CTL both turns it on
+ * and filters, each bit a kind to keep (hw.branch_reg.config holds its
+ * filter bits), the records are MSR_ARCH_LBR_FROM_0 + n, _TO_0 + n and
+ * _INFO_0 + n with record 0 the newest (there is no top of stack: the
+ * hardware index is 0), writing MSR_ARCH_LBR_DEPTH empties it, and
+ * LBR_INFO says the branch's type, which the software filter takes
+ * instead of decoding the source.  As upstream's, every record is typed
+ * and keeps its flags and cycles whatever the event asks, and the
+ * records are saved with RDMSR, not XSAVES.  Leaf 0x1C says which
+ * filters, flags and cycles the hardware has; the others are refused
+ * (-EOPNOTSUPP) or left empty.
+ *
+ * Not here: branch counters (PERF_SAMPLE_BRANCH_COUNTERS: -EINVAL, as
+ * upstream without them), the architectural LBR of a model the driver
+ * has no table for, and KVM's guest LBR (x86_perf_get_lbr() still
+ * reports none).
  *
  * Locking: the per-CPU state is changed on its CPU with interrupts off
  * (the x86 layer's add, del, pmu_enable and pmu_disable, the PMI, and
@@ -76,26 +91,59 @@
 #define LBR_SEL_SUPPRESS	GENMASK_ULL(8, 0)
 #define LBR_SEL_ANY		GENMASK_ULL(8, 2)
 
+/* MSR_ARCH_LBR_CTL: bits 22:16 keep what they name, as do 2:1. */
+#define ALBR_KERNEL		BIT_ULL(1)	/* at CPL 0 */
+#define ALBR_USER		BIT_ULL(2)	/* above CPL 0 */
+#define ALBR_CALL_STACK		BIT_ULL(3)
+#define ALBR_JCC		BIT_ULL(16)
+#define ALBR_REL_JMP		BIT_ULL(17)
+#define ALBR_IND_JMP		BIT_ULL(18)
+#define ALBR_REL_CALL		BIT_ULL(19)
+#define ALBR_IND_CALL		BIT_ULL(20)
+#define ALBR_RETURN		BIT_ULL(21)
+#define ALBR_OTHER		BIT_ULL(22)
+#define ALBR_ANY		GENMASK_ULL(22, 16)
+/* Leaf 0x1C EBX: CPL filtering, branch filtering, call stack mode. */
+#define ALBR_HAS_CPL		BIT(0)
+#define ALBR_HAS_FILTER		BIT(1)
+#define ALBR_HAS_CALL_STACK	BIT(2)
+/* ECX: mispredictions, cycles (timed LBR), branch types. */
+#define ALBR_HAS_MISPRED	BIT(0)
+#define ALBR_HAS_CYCLES		BIT(1)
+#define ALBR_HAS_TYPE		BIT(2)
+
 /*
- * The LBR_SELECT bits each filter bit wants recorded; the bits not here
- * are left to the software filter (or, like HV, mean nothing here).
+ * The LBR_SELECT bits (sel) and MSR_ARCH_LBR_CTL bits (ctl) each filter
+ * bit wants recorded; the bits not here are left to the software filter
+ * (or, like HV, mean nothing here).
  */
 static const struct {
 	u64 filter;
 	u64 sel;
+	u64 ctl;
 } lbr_sel_map[] = {
-	{ PERF_SAMPLE_BRANCH_USER,	 LBR_SEL_USER },
-	{ PERF_SAMPLE_BRANCH_KERNEL,	 LBR_SEL_KERNEL },
-	{ PERF_SAMPLE_BRANCH_ANY,	 LBR_SEL_ANY },
-	{ PERF_SAMPLE_BRANCH_ANY_RETURN, LBR_SEL_RETURN | LBR_SEL_FAR },
+	{ PERF_SAMPLE_BRANCH_USER,	 LBR_SEL_USER, ALBR_USER },
+	{ PERF_SAMPLE_BRANCH_KERNEL,	 LBR_SEL_KERNEL, ALBR_KERNEL },
+	{ PERF_SAMPLE_BRANCH_ANY,	 LBR_SEL_ANY, ALBR_ANY },
+	{ PERF_SAMPLE_BRANCH_ANY_RETURN, LBR_SEL_RETURN | LBR_SEL_FAR,
+					 ALBR_RETURN | ALBR_OTHER },
 	{ PERF_SAMPLE_BRANCH_ANY_CALL,	 LBR_SEL_REL_CALL | LBR_SEL_IND_CALL |
-					 LBR_SEL_FAR },
-	{ PERF_SAMPLE_BRANCH_IND_CALL,	 LBR_SEL_IND_CALL },
-	{ PERF_SAMPLE_BRANCH_COND,	 LBR_SEL_JCC },
+					 LBR_SEL_FAR,
+					 ALBR_REL_CALL | ALBR_IND_CALL | ALBR_OTHER },
+	{ PERF_SAMPLE_BRANCH_IND_CALL,	 LBR_SEL_IND_CALL, ALBR_IND_CALL },
+	{ PERF_SAMPLE_BRANCH_COND,	 LBR_SEL_JCC, ALBR_JCC },
 	{ PERF_SAMPLE_BRANCH_CALL_STACK, LBR_SEL_REL_CALL | LBR_SEL_IND_CALL |
-					 LBR_SEL_RETURN | LBR_SEL_CALL_STACK },
-	{ PERF_SAMPLE_BRANCH_IND_JUMP,	 LBR_SEL_IND_JMP },
-	{ PERF_SAMPLE_BRANCH_CALL,	 LBR_SEL_REL_CALL },
+					 LBR_SEL_RETURN | LBR_SEL_CALL_STACK,
+					 ALBR_REL_CALL | ALBR_IND_CALL |
+					 ALBR_RETURN | ALBR_CALL_STACK },
+	{ PERF_SAMPLE_BRANCH_IND_JUMP,	 LBR_SEL_IND_JMP, ALBR_IND_JMP },
+	{ PERF_SAMPLE_BRANCH_CALL,	 LBR_SEL_REL_CALL, ALBR_REL_CALL },
+};
+
+/* LBR_INFO's branch types (59:56) past which the source is decoded. */
+static const enum x86_branch_kind albr_kinds[] = {
+	X86_BRK_JCC, X86_BRK_IND_JMP, X86_BRK_JMP, X86_BRK_IND_CALL,
+	X86_BRK_CALL, X86_BRK_RET,
 };
 
 /* The filter bits that name kinds of branches (branch_kind.c). */
@@ -115,6 +163,11 @@ static const struct {
 
 /* The ring of this CPU model, 0 entries when there is none. */
 static int lbr_nr __ro_after_init;
+/* It is the architectural LBR; leaf 0x1C's ECX. */
+static bool lbr_arch __ro_after_init;
+static u32 albr_info __ro_after_init;
+/* The filter bits this ring cannot honour (-EOPNOTSUPP). */
+static u64 lbr_unsupported __ro_after_init;
 
 /**
  * struct intel_lbr_saved - a task's call stack, kept while it is out
@@ -157,7 +210,23 @@ static DEFINE_PER_CPU(struct intel_lbr_cpu, intel_lbr_cpu);
 
 static bool lbr_call_stack(u64 select)
 {
-	return select & LBR_SEL_CALL_STACK;
+	return select & (lbr_arch ? ALBR_CALL_STACK : LBR_SEL_CALL_STACK);
+}
+
+/* The MSRs of record @i: of the ring's slot @i, or the @i-th newest. */
+static u32 lbr_from_msr(int i)
+{
+	return (lbr_arch ? MSR_ARCH_LBR_FROM_0 : MSR_LBR_NHM_FROM) + i;
+}
+
+static u32 lbr_to_msr(int i)
+{
+	return (lbr_arch ? MSR_ARCH_LBR_TO_0 : MSR_LBR_NHM_TO) + i;
+}
+
+static u32 lbr_info_msr(int i)
+{
+	return (lbr_arch ? MSR_ARCH_LBR_INFO_0 : MSR_LBR_INFO_0) + i;
 }
 
 /* Empty the ring. */
@@ -165,6 +234,10 @@ static void lbr_reset(void)
 {
 	int i;
 
+	if (lbr_arch) {
+		wrmsrl(MSR_ARCH_LBR_DEPTH, lbr_nr);
+		return;
+	}
 	for (i = 0; i < lbr_nr; i++) {
 		wrmsrl(MSR_LBR_NHM_FROM + i, 0);
 		wrmsrl(MSR_LBR_NHM_TO + i, 0);
@@ -210,10 +283,13 @@ int intel_lbr_config(const struct x86_vendor *v, struct perf_event *event)
 	if ((want & PERF_SAMPLE_BRANCH_CALL_STACK) &&
 	    (want & LBR_NOT_WITH_CALL_STACK))
 		return -EINVAL;
+	if (want & lbr_unsupported)
+		return -EOPNOTSUPP;
 	for (i = 0; i < ARRAY_SIZE(lbr_sel_map); i++)
 		if (want & lbr_sel_map[i].filter)
-			sel |= lbr_sel_map[i].sel;
-	sel ^= LBR_SEL_SUPPRESS;
+			sel |= lbr_arch ? lbr_sel_map[i].ctl : lbr_sel_map[i].sel;
+	if (!lbr_arch)
+		sel ^= LBR_SEL_SUPPRESS;
 	/* The members of a group count together: one LBR_SELECT for all. */
 	if (event->group_leader != event && !lbr_group_agrees(event, sel))
 		return -EINVAL;
@@ -277,17 +353,20 @@ void intel_lbr_enable(void)
 
 	if (!lc->users)
 		return;
-	if (lc->written != lc->select) {
+	if (!lbr_arch && lc->written != lc->select) {
 		wrmsrl(MSR_LBR_SELECT, lc->select);
 		lc->written = lc->select;
 	}
 	rdmsrl(MSR_IA32_DEBUGCTLMSR, debugctl);
-	debugctl |= DEBUGCTLMSR_LBR;
+	if (!lbr_arch)
+		debugctl |= DEBUGCTLMSR_LBR;
 	if (lbr_call_stack(lc->select))
 		debugctl &= ~DEBUGCTLMSR_FREEZE_LBRS_ON_PMI;
 	else
 		debugctl |= DEBUGCTLMSR_FREEZE_LBRS_ON_PMI;
 	wrmsrl(MSR_IA32_DEBUGCTLMSR, debugctl);
+	if (lbr_arch)
+		wrmsrl(MSR_ARCH_LBR_CTL, lc->select | ARCH_LBR_CTL_LBREN);
 	lc->on = true;
 }
 
@@ -303,6 +382,8 @@ void intel_lbr_disable(void)
 
 	if (!lc->on)
 		return;
+	if (lbr_arch)
+		wrmsrl(MSR_ARCH_LBR_CTL, 0);
 	rdmsrl(MSR_IA32_DEBUGCTLMSR, debugctl);
 	debugctl &= ~(DEBUGCTLMSR_LBR | DEBUGCTLMSR_FREEZE_LBRS_ON_PMI);
 	wrmsrl(MSR_IA32_DEBUGCTLMSR, debugctl);
@@ -324,45 +405,62 @@ void intel_lbr_cpu_starting(void)
 	lbr_reset();
 }
 
-/* A record: its addresses, and with @info what LBR_INFO says of it. */
+/*
+ * A record: its addresses, and with @info what LBR_INFO says of it.  The
+ * architectural LBR's branch type waits in ->type, plus one (0: none),
+ * for lbr_filter().
+ */
 static void lbr_entry(struct perf_branch_entry *e, u64 from, u64 to,
 		      bool info, u64 inf)
 {
+	u64 type = (inf & LBR_INFO_BR_TYPE) >> LBR_INFO_BR_TYPE_OFFSET;
+
 	perf_clear_branch_entry_bitfields(e);
 	e->from = from;
 	e->to = to;
-	if (info) {
+	if (!info)
+		return;
+	e->in_tx = !!(inf & LBR_INFO_IN_TX);
+	e->abort = !!(inf & LBR_INFO_ABORT);
+	if (!lbr_arch) {
 		e->mispred = !!(inf & LBR_INFO_MISPRED);
 		e->predicted = !e->mispred;
-		e->in_tx = !!(inf & LBR_INFO_IN_TX);
-		e->abort = !!(inf & LBR_INFO_ABORT);
 		e->cycles = inf & LBR_INFO_CYCLES;
+		return;
 	}
+	e->mispred = (albr_info & ALBR_HAS_MISPRED) && (inf & LBR_INFO_MISPRED);
+	e->predicted = !e->mispred;
+	if ((albr_info & ALBR_HAS_CYCLES) && (inf & LBR_INFO_CYC_CNT_VALID))
+		e->cycles = inf & LBR_INFO_CYCLES;
+	if ((albr_info & ALBR_HAS_TYPE) && type < ARRAY_SIZE(albr_kinds))
+		e->type = type + 1;
 }
 
 /*
  * Read up to @max records of the ring into @entries, newest first; in
- * call stack mode (@select) up to the first empty one.  Returns how many;
- * @tos gets the top of the stack.
+ * call stack mode (@select), and always from the architectural LBR, up
+ * to the first empty one.  Returns how many; @tos gets the top of the
+ * stack.
  */
 static int lbr_read(struct perf_branch_entry *entries, int max, u64 select,
 		    bool info, u64 *tos)
 {
-	bool call_stack = lbr_call_stack(select);
+	bool to_empty = lbr_arch || lbr_call_stack(select);
 	u64 from, to, inf = 0;
 	int i, idx, n = 0;
 
-	rdmsrl(MSR_LBR_TOS, *tos);
+	*tos = 0;
+	if (!lbr_arch)
+		rdmsrl(MSR_LBR_TOS, *tos);
 	for (i = 0; i < max; i++) {
-		idx = (*tos - i) & (lbr_nr - 1);
-		rdmsrl(MSR_LBR_NHM_FROM + idx, from);
-		rdmsrl(MSR_LBR_NHM_TO + idx, to);
-		/* A call stack ends at its first empty record. */
-		if (call_stack && !from)
+		idx = lbr_arch ? i : (*tos - i) & (lbr_nr - 1);
+		rdmsrl(lbr_from_msr(idx), from);
+		if (to_empty && !from)
 			break;
-		if (info)
-			rdmsrl(MSR_LBR_INFO_0 + idx, inf);
-		lbr_entry(&entries[n++], from, to, info, inf);
+		rdmsrl(lbr_to_msr(idx), to);
+		if (info || lbr_arch)
+			rdmsrl(lbr_info_msr(idx), inf);
+		lbr_entry(&entries[n++], from, to, info || lbr_arch, inf);
 	}
 	return n;
 }
@@ -390,7 +488,7 @@ static bool lbr_keep(u64 want, const struct perf_branch_entry *e,
  */
 static int lbr_filter(struct perf_branch_entry *e, int nr, u64 want)
 {
-	bool types = want & PERF_SAMPLE_BRANCH_TYPE_SAVE;
+	bool types = lbr_arch || (want & PERF_SAMPLE_BRANCH_TYPE_SAVE);
 	enum x86_branch_kind kind;
 	int i, n = 0;
 
@@ -399,7 +497,11 @@ static int lbr_filter(struct perf_branch_entry *e, int nr, u64 want)
 	    !types)
 		return nr;
 	for (i = 0; i < nr; i++) {
-		kind = x86_branch_kind(e[i].from, e[i].to, e[i].abort);
+		if (e[i].type)
+			kind = albr_kinds[e[i].type - 1];
+		else
+			kind = x86_branch_kind(e[i].from, e[i].to, e[i].abort);
+		e[i].type = 0;
 		if (!lbr_keep(want, &e[i], kind))
 			continue;
 		if (types)
@@ -453,7 +555,7 @@ void intel_lbr_sample_records(struct perf_event *event,
 	if (!event->hw.branch_reg.alloc)
 		return;
 	for (i = 0; i < min(nr, lbr_nr); i++, rec += 3) {
-		if (call_stack && !rec[0])
+		if ((call_stack || lbr_arch) && !rec[0])
 			break;
 		lbr_entry(&lc->entries[n++], rec[0], rec[1], true, rec[2]);
 	}
@@ -495,11 +597,12 @@ static void lbr_save(struct intel_lbr_saved *s)
 {
 	int i;
 
-	rdmsrl(MSR_LBR_TOS, s->tos);
+	if (!lbr_arch)
+		rdmsrl(MSR_LBR_TOS, s->tos);
 	for (i = 0; i < lbr_nr; i++) {
-		rdmsrl(MSR_LBR_NHM_FROM + i, s->from[i]);
-		rdmsrl(MSR_LBR_NHM_TO + i, s->to[i]);
-		rdmsrl(MSR_LBR_INFO_0 + i, s->info[i]);
+		rdmsrl(lbr_from_msr(i), s->from[i]);
+		rdmsrl(lbr_to_msr(i), s->to[i]);
+		rdmsrl(lbr_info_msr(i), s->info[i]);
 	}
 	s->valid = true;
 }
@@ -509,11 +612,12 @@ static void lbr_restore(const struct intel_lbr_saved *s)
 	int i;
 
 	for (i = 0; i < lbr_nr; i++) {
-		wrmsrl(MSR_LBR_NHM_FROM + i, s->from[i]);
-		wrmsrl(MSR_LBR_NHM_TO + i, s->to[i]);
-		wrmsrl(MSR_LBR_INFO_0 + i, s->info[i]);
+		wrmsrl(lbr_from_msr(i), s->from[i]);
+		wrmsrl(lbr_to_msr(i), s->to[i]);
+		wrmsrl(lbr_info_msr(i), s->info[i]);
 	}
-	wrmsrl(MSR_LBR_TOS, s->tos);
+	if (!lbr_arch)
+		wrmsrl(MSR_LBR_TOS, s->tos);
 }
 
 /*
@@ -562,6 +666,44 @@ static bool __init lbr_msr_works(u32 msr, u64 mask)
 	return flipped == (old ^ mask);
 }
 
+/* Whether the @nr records from @from and @to take writes (see above). */
+static bool __init lbr_records_work(u32 from, u32 to, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!lbr_msr_works(from + i, 0xffff) ||
+		    !lbr_msr_works(to + i, 0xffff))
+			return false;
+	return true;
+}
+
+/*
+ * The architectural LBR that leaf 0x1C describes, at its deepest: its
+ * depth, 0 when it is not there or lacks the privilege or kind filters
+ * (every part with one has both; upstream would filter such a ring in
+ * software).
+ */
+static int __init albr_probe(void)
+{
+	u32 eax, ebx, ecx, edx;
+	int nr;
+
+	cpuid(0x1c, &eax, &ebx, &ecx, &edx);
+	nr = fls(eax & 0xff) * 8;
+	if (!nr || nr > LBR_MAX || wrmsrl_safe(MSR_ARCH_LBR_DEPTH, nr))
+		return 0;
+	if (!(ebx & ALBR_HAS_CPL) || !(ebx & ALBR_HAS_FILTER))
+		return 0;
+	if (!lbr_records_work(MSR_ARCH_LBR_FROM_0, MSR_ARCH_LBR_TO_0, nr))
+		return 0;
+	albr_info = ecx;
+	if (!(ebx & ALBR_HAS_CALL_STACK))
+		lbr_unsupported |= PERF_SAMPLE_BRANCH_CALL_STACK;
+	lbr_arch = true;
+	return nr;
+}
+
 /**
  * intel_lbr_probe - find the model's ring
  * @m: the model's tables
@@ -574,16 +716,19 @@ static bool __init lbr_msr_works(u32 msr, u64 mask)
 int __init intel_lbr_probe(const struct intel_model *m, u64 caps,
 			   struct x86_vendor *v)
 {
-	int nr = intel_model_lbr(m), i;
+	int nr = intel_model_lbr(m);
 
-	if (!nr || (caps & LBR_FORMAT_MASK) != LBR_FORMAT_INFO)
-		return 0;
-	if (!lbr_msr_works(MSR_LBR_TOS, 0x3))
-		return 0;
-	for (i = 0; i < nr; i++)
-		if (!lbr_msr_works(MSR_LBR_NHM_FROM + i, 0xffff) ||
-		    !lbr_msr_works(MSR_LBR_NHM_TO + i, 0xffff))
+	if (boot_cpu_has(X86_FEATURE_ARCH_LBR)) {
+		nr = albr_probe();
+		if (!nr)
 			return 0;
+	} else {
+		if (!nr || (caps & LBR_FORMAT_MASK) != LBR_FORMAT_INFO)
+			return 0;
+		if (!lbr_msr_works(MSR_LBR_TOS, 0x3) ||
+		    !lbr_records_work(MSR_LBR_NHM_FROM, MSR_LBR_NHM_TO, nr))
+			return 0;
+	}
 	lbr_nr = nr;
 	v->branches = nr;
 	v->branch_config = intel_lbr_config;
