@@ -8,10 +8,11 @@
 # (tools/testing/qemu-pmu/README).  On Skylake --topdown uses the topdown
 # events of old, system-wide.  On the hybrid Alder Lake perf shows each
 # event per core type (cpu_core, cpu_atom) and takes topdown from the
-# P-cores.  On Skylake and Ice Lake, perf record -b and --call-graph lbr
-# take branch stacks and call stacks from the LBR, -e cycles:pp precise
-# samples from PEBS, perf mem the loads' latencies and sources, and -e
-# intel_bts//u a branch trace through the AUX area.  On the AMD model
+# P-cores.  On every Intel model perf record -b and --call-graph lbr take
+# branch stacks and call stacks from the LBR (the architectural one on
+# Sapphire Rapids and Alder Lake); on Skylake and Ice Lake -e cycles:pp
+# precise samples from PEBS, perf mem the loads' latencies and sources,
+# and -e intel_bts//u a branch trace through the AUX area.  On the AMD model
 # (PERFTEST_PMU=amd), perf record -b takes branch stacks from LBR v2,
 # cycles:pp, -e ibs_op// and ibs_fetch// sample through IBS, and perf
 # mem takes the loads' latencies and sources from it.  Prints TAP.
@@ -62,29 +63,34 @@ within() {
 	result $? "$1 (${2:-none} in $3..$4)" "${5:-}"
 }
 
-# Branch stacks from the LBR: the loop's branch, predicted, with CYCLES
-# cycles (Intel's the model's 2: a dec and the jnz; AMD's records have
-# none), newest first in each sample.
+# brstack_check CYCLES [TYPE]: branch stacks from the LBR, the loop's
+# branch, predicted, with CYCLES cycles (Intel's the model's 2: a dec and
+# the jnz; AMD's records have none), newest first in each sample; the
+# architectural LBR's records also have their type (/COND).
 brstack_check() {
 	perf record -q -o b.data -b -e branches:u -c 10007 -- "$target" 1000000 \
 		>/dev/null 2>b.err
 	result $? "record -b -e branches:u exits 0" b.err
 	perf script -i b.data -F brstacksym 2>/dev/null | awk '{ print $1 }' >b.out
 	all=$(grep -c . b.out)
-	hit=$(grep -cE "^loop\\+0x[0-9a-f]+/loop\\+0x[0-9a-f]+/P/-/-/$1/\$" b.out)
+	hit=$(grep -cE "^loop\\+0x[0-9a-f]+/loop\\+0x[0-9a-f]+/P/-/-/$1/${2:-}\$" b.out)
 	[ "$all" -ge 50 ] && [ "$((hit * 10))" -ge "$((all * 9))" ]
 	result $? "script -F brstacksym: $hit of $all samples start with the loop's branch" b.out
 }
 
-# The LBR (skx, icx): perf record -b and --call-graph lbr.
+# The LBR (skx, icx, spr, adl): perf record -b and --call-graph lbr.
 lbr_checks() {
-	brstack_check 2
+	case $pmu in
+	spr|adl) brstack_check 2 COND ;;
+	*) brstack_check 2 ;;
+	esac
 	# Call stacks from the LBR in call stack mode: loop under main.
 	perf record -q -o c.data --call-graph lbr -e cycles:u -c 100003 -- "$target" 10000000 \
 		>/dev/null 2>c.err
 	result $? "record --call-graph lbr exits 0" c.err
 	perf script -i c.data >c.out 2>&1
-	all=$(grep -c 'cycles:u:' c.out)
+	# cycles:u, or on Alder Lake cpu_core/cycles:u/ and cpu_atom/cycles:u/.
+	all=$(grep -cE 'cycles:u/?:' c.out)
 	hit=$(grep -A1 ' loop+0x' c.out | grep -c ' main+0x')
 	[ "$all" -ge 50 ] && [ "$((hit * 10))" -ge "$((all * 9))" ]
 	result $? "script: $hit of $all samples have loop called from main" c.out
@@ -244,6 +250,7 @@ if [ "$pmu" = adl ]; then
 	within "stat: slots:u, the loop's 2e7 cycles" "$((${1:-0} / width))" 20000000 20200000 ev.out
 	within "stat: retiring:u a width-th of slots:u (per mille)" \
 		"$((${2:-0} * width * 1000 / (${1:-0} + 1)))" 960 1010 ev.out
+	lbr_checks
 	tap_done
 	exit
 fi
@@ -300,8 +307,8 @@ within "stat: slots:u, the loop's 2e7 cycles" "$((${1:-0} / width))" 20000000 20
 within "stat: retiring:u a width-th of slots:u (per mille)" \
 	"$((${2:-0} * width * 1000 / (${1:-0} + 1)))" 960 1010 ev.out
 
+lbr_checks
 if [ "$pmu" = icx ]; then
-	lbr_checks
 	precise_checks
 	mem_checks
 	bts_checks

@@ -2,8 +2,11 @@
 /*
  * Branch stacks (PERF_SAMPLE_BRANCH_STACK) from the LBR of the emulated
  * Skylake-SP and Ice Lake-SP (PERFTEST_PMU=skx, icx), which records its
- * last 32 taken near branches exactly, and from the emulated Zen 4's LBR
- * v2 (amd), its last 16 (tools/testing/qemu-pmu/README).  A round of
+ * last 32 taken near branches exactly, from the architectural LBR of the
+ * emulated Sapphire Rapids and Alder Lake (spr, adl; on Alder Lake the
+ * events are the P-cores' and the test runs on CPU 0, one), also 32 deep,
+ * and from the emulated Zen 4's LBR v2 (amd), its last 16
+ * (tools/testing/qemu-pmu/README).  A round of
  * lbr_loop() takes four branches: a call, its return, a jump and the
  * loop's conditional branch.  A branch counter with a period of one
  * round samples after the same branch every time, and each sample's
@@ -18,7 +21,10 @@
  * back as it returns).  A BPF program reads the ring with
  * bpf_get_branch_snapshot().  AMD's records have no cycles, and its
  * recorder no call stack mode and no way to leave the flags or cycles
- * out (EOPNOTSUPP, as upstream).
+ * out (EOPNOTSUPP, as upstream).  The architectural LBR records each
+ * branch's type, so every record has it, asked for or not; and its
+ * records keep their flags and cycles when NO_FLAGS and NO_CYCLES say
+ * they are not wanted, as upstream's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,16 +39,37 @@
 /* The first samples' stacks still hold what ran before the loop. */
 #define SKIPPED		40
 
-/* Whether the guest's CPU is one of the models with the LBR. */
-static bool lbr_model(void)
-{
-	return pmu_is("skx") || pmu_is("icx") || pmu_is("amd");
-}
-
 /* AMD's LBR v2: 16 records, no cycles and no call stack mode. */
 static bool lbr_amd(void)
 {
 	return pmu_is("amd");
+}
+
+/* Whether the guest's CPU is one of the models with the LBR. */
+static bool lbr_model(void)
+{
+	return pmu_is("skx") || pmu_is("icx") || pmu_is("spr") || pmu_is("adl") ||
+	       pmu_is("amd");
+}
+
+/* The architectural LBR (CPUID leaf 0x1C). */
+static bool lbr_arch(void)
+{
+	return pmu_is("spr") || pmu_is("adl");
+}
+
+/* The sysfs file with the depth of the LBR of the core PMU. */
+static const char *lbr_caps(void)
+{
+	return pmu_is("adl") ? PMU_DIR "cpu_core/caps/branches" :
+			       PMU_DIR "cpu/caps/branches";
+}
+
+/* Whether this kernel has no driver for the model's LBR yet. */
+static bool lbr_driver_missing(void)
+{
+	return (lbr_amd() || lbr_arch()) && kernel_is_ours() &&
+	       access(lbr_caps(), F_OK);
 }
 
 static unsigned int lbr_depth(void)
@@ -108,10 +135,12 @@ FIXTURE_SETUP(lbr)
 {
 	self->rate.saved = 0;
 	if (!lbr_model())
-		SKIP(return, "the emulated LBRs are skx's, icx's and amd's (PERFTEST_PMU)");
-	if (lbr_amd() && kernel_is_ours() &&
-	    access(PMU_DIR "cpu/caps/branches", F_OK))
-		SKIP(return, "this kernel has no driver for AMD's LBR v2 yet (issue 34)");
+		SKIP(return, "the emulated LBRs: skx, icx, spr, adl, amd (PERFTEST_PMU)");
+	if (lbr_driver_missing())
+		SKIP(return, "this kernel has no driver for this LBR yet (issue 34)");
+	/* Alder Lake: the events are the P-cores'; CPU 0 is one. */
+	if (pmu_is("adl"))
+		ASSERT_EQ(pin(0), 0);
 	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
 }
 
@@ -211,7 +240,8 @@ static int lbr_sample(uint64_t branch_type, struct lbr_run *r)
 			    k != (prev + 3) % 4)
 				r->bad_order++;
 			r->entries++;
-			if ((branch_type & PERF_SAMPLE_BRANCH_TYPE_SAVE) &&
+			if (((branch_type & PERF_SAMPLE_BRANCH_TYPE_SAVE) ||
+			     lbr_arch()) &&
 			    e[i].type != round_branches()[k].type)
 				r->bad_type++;
 			if (e[i].mispred || e[i].predicted)
@@ -290,7 +320,9 @@ TEST_F(lbr, filters_keep_one_kind)
  * What the filter asks of the records: PERF_SAMPLE_BRANCH_TYPE_SAVE gives
  * each its branch's type and PERF_SAMPLE_BRANCH_HW_INDEX puts the top of
  * the stack before them; with NO_FLAGS and NO_CYCLES they have neither
- * (the model predicts every branch: otherwise each is "predicted").
+ * (the model predicts every branch: otherwise each is "predicted"),
+ * except from the architectural LBR, whose records keep both (and their
+ * types).
  */
 TEST_F(lbr, types_index_and_flags)
 {
@@ -315,9 +347,11 @@ TEST_F(lbr, types_index_and_flags)
 		EXPECT_EQ(r.bad_order, 0);
 		EXPECT_EQ(r.bad_type, 0);
 		EXPECT_EQ(r.bad_index, 0);
-		EXPECT_EQ(r.flagged, bare ? 0 : r.entries);
-		if (bare)
+		EXPECT_EQ(r.flagged, bare && !lbr_arch() ? 0 : r.entries);
+		if (bare && !lbr_arch())
 			EXPECT_EQ(r.cycles_exact, 0);
+		if (bare && lbr_arch())
+			EXPECT_GE(r.cycles_exact, r.entries / 2);
 	}
 }
 
@@ -560,7 +594,9 @@ FIXTURE_SETUP(cs)
 	self->rate.saved = 0;
 	self->fd = -1;
 	if (!lbr_model() || lbr_amd())
-		SKIP(return, "the emulated call stack mode is skx's and icx's (PERFTEST_PMU)");
+		SKIP(return, "the call stack mode is skx's, icx's, spr's, adl's (PERFTEST_PMU)");
+	if (lbr_driver_missing())
+		SKIP(return, "this kernel has no driver for this LBR yet (issue 34)");
 	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
 	ASSERT_EQ(pin(0), 0);
 	ASSERT_EQ(pipe(cs_ping), 0);
@@ -712,11 +748,16 @@ TEST(no_lbr_elsewhere)
 	int fd;
 
 	if (lbr_model()) {
-		if (lbr_amd() && kernel_is_ours() &&
-		    access(PMU_DIR "cpu/caps/branches", F_OK))
-			SKIP(return, "this kernel has no driver for AMD's LBR v2 yet (issue 34)");
-		ASSERT_EQ(read_file_long(PMU_DIR "cpu/caps/branches", &branches), 0);
+		if (lbr_driver_missing())
+			SKIP(return, "this kernel has no driver for this LBR yet (issue 34)");
+		ASSERT_EQ(read_file_long(lbr_caps(), &branches), 0);
 		EXPECT_EQ(branches, lbr_depth());
+		/* Alder Lake's E-cores have the architectural LBR too. */
+		if (pmu_is("adl")) {
+			ASSERT_EQ(read_file_long(PMU_DIR "cpu_atom/caps/branches",
+						 &branches), 0);
+			EXPECT_EQ(branches, lbr_depth());
+		}
 		return;
 	}
 	/* Without a PMU, hardware events are ENOENT. */
