@@ -159,6 +159,18 @@ static u64 intel_constraint(const struct x86_vendor *v, u64 config)
 	return it->gp;
 }
 
+/*
+ * PERF_EVENT_IOC_PERIOD: a branch event whose new period would make it
+ * one the branch trace store samples is refused, as upstream.
+ */
+static int intel_check_period(const struct x86_vendor *v, struct perf_event *event,
+			      u64 period)
+{
+	u64 branches = v->event_map(v, PERF_COUNT_HW_BRANCH_INSTRUCTIONS);
+
+	return intel_bts_sample_wanted(event, branches, period) ? -EINVAL : 0;
+}
+
 static u64 intel_cache_event(const struct x86_vendor *v, unsigned int cache,
 			     unsigned int op, unsigned int result)
 {
@@ -176,6 +188,13 @@ static int intel_hw_config(const struct x86_vendor *v, struct perf_event *event)
 	const struct intel_type *it = intel_of(v);
 	int err;
 
+	/* A sample of every branch: the branch trace store's. */
+	if (intel_bts_sample_wanted(event, v->event_map(v, PERF_COUNT_HW_BRANCH_INSTRUCTIONS),
+				    event->attr.sample_period)) {
+		err = intel_bts_sample_config(event);
+		if (err)
+			return err;
+	}
 	if (it->topdown) {
 		err = intel_topdown_hw_config(event);
 		if (err)
@@ -417,6 +436,11 @@ static void intel_enable(struct perf_event *event)
 	int idx = hwc->idx;
 	u64 bits = 0;
 
+	/* No counter, and no bit of the global controls. */
+	if (hwc->flags & X86_EVENT_BTS) {
+		intel_bts_sample_start(event);
+		return;
+	}
 	intel_guest_bits(idx, event->attr.exclude_host, event->attr.exclude_guest);
 	if (intel_v1) {
 		struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
@@ -457,6 +481,10 @@ static void intel_disable(struct perf_event *event)
 {
 	int idx = event->hw.idx;
 
+	if (event->hw.flags & X86_EVENT_BTS) {
+		intel_bts_sample_stop(event);
+		return;
+	}
 	intel_guest_bits(idx, false, false);
 	if (intel_v1) {
 		struct intel_cpu *ic = this_cpu_ptr(&intel_cpu);
@@ -481,7 +509,7 @@ static u64 intel_read(int idx)
 	u64 v;
 
 	/* The metrics are folded (intel_topdown.c), never read alone. */
-	if (idx >= X86_METRIC_BASE)
+	if (idx >= X86_METRIC_BASE || idx == X86_BTS_IDX)
 		return 0;
 	if (idx >= X86_ASSIGN_FIXED_BASE)
 		rdpmcl((1 << 30) | (idx - X86_ASSIGN_FIXED_BASE), v);
@@ -552,6 +580,8 @@ static void intel_ack(u64 status)
 
 static void intel_write(int idx, u64 val)
 {
+	if (idx == X86_BTS_IDX)
+		return;
 	/* The metrics have one register, which only clears (to 0). */
 	if (idx >= X86_METRIC_BASE) {
 		if (idx == X86_METRIC_BASE && !val)
@@ -786,6 +816,7 @@ static void __init intel_vendor_init(struct x86_vendor *v, union cpuid10_eax eax
 	v->attrs = intel_attrs;
 	v->cpu_starting = intel_cpu_starting;
 	v->guest_msrs = intel_guest_msrs;
+	v->check_period = intel_check_period;
 }
 
 /*

@@ -40,7 +40,10 @@
  * addresses even with BTS_OFF_OS, as upstream says.
  *
  * The LBR's users and BTS exclude each other (x86_branches_get(), EBUSY
- * as upstream): both change IA32_DEBUGCTL, BTS from the PMI too.
+ * as upstream): both change IA32_DEBUGCTL, BTS from the PMI too.  The
+ * sampler of branch events with a period of one (intel_bts_sample.c)
+ * uses the same store and counts as one of the LBR's users, as
+ * upstream's; the PMI hooks here serve it too.
  *
  * Locking: one event a CPU (PERF_PMU_CAP_EXCLUSIVE, and add() refuses a
  * second); the per-CPU state and the CPU's registers are changed on
@@ -169,7 +172,14 @@ static int bts_window(struct bts_cpu *bc, struct bts_area *area)
 	return 0;
 }
 
-static void bts_trace(struct perf_event *event, bool snapshot)
+/**
+ * intel_bts_trace - store the branches of @event's privilege levels
+ * @event: the event the store is for
+ * @snapshot: round and round, without an interrupt (else BTINT: the
+ *	store stops at the absolute maximum and interrupts at the
+ *	threshold)
+ */
+void intel_bts_trace(struct perf_event *event, bool snapshot)
 {
 	u64 ctl = get_debugctlmsr() & ~BTS_DEBUGCTL;
 
@@ -183,10 +193,17 @@ static void bts_trace(struct perf_event *event, bool snapshot)
 	update_debugctlmsr(ctl);
 }
 
-static void bts_untrace(void)
+NOKPROBE_SYMBOL(intel_bts_trace);
+
+/**
+ * intel_bts_untrace - stop storing branches
+ */
+void intel_bts_untrace(void)
 {
 	update_debugctlmsr(get_debugctlmsr() & ~BTS_DEBUGCTL);
 }
+
+NOKPROBE_SYMBOL(intel_bts_untrace);
 
 /* Close the open window: what the CPU wrote goes to user space. */
 static void bts_close(struct bts_cpu *bc)
@@ -221,7 +238,7 @@ static void bts_start(struct perf_event *event, int flags)
 	event->hw.state = 0;
 	bc->on = true;
 	bc->paused = false;
-	bts_trace(event, area->snapshot);
+	intel_bts_trace(event, area->snapshot);
 }
 
 static void bts_stop(struct perf_event *event, int flags)
@@ -229,7 +246,7 @@ static void bts_stop(struct perf_event *event, int flags)
 	struct bts_cpu *bc = this_cpu_ptr(&bts_cpu);
 
 	if (bc->on) {
-		bts_untrace();
+		intel_bts_untrace();
 		bc->on = false;
 	}
 	event->hw.state |= PERF_HES_STOPPED;
@@ -317,7 +334,7 @@ static int intel_bts_pmi(void)
 
 	if (!bc->on)
 		return 0;
-	bts_untrace();
+	intel_bts_untrace();
 	bc->on = false;
 	bc->paused = true;
 	area = perf_get_aux(&bc->handle);
@@ -336,6 +353,14 @@ static int intel_bts_pmi(void)
 
 NOKPROBE_SYMBOL(intel_bts_pmi);
 
+/* x86_vendor.trace_pmi: the tracer's window, or the sampler's records. */
+static int intel_bts_trace_pmi(void)
+{
+	return intel_bts_pmi() + intel_bts_sample_pmi();
+}
+
+NOKPROBE_SYMBOL(intel_bts_trace_pmi);
+
 /* As the PMI leaves: trace again what it paused. */
 static void intel_bts_resume(void)
 {
@@ -349,10 +374,29 @@ static void intel_bts_resume(void)
 	if (!area)
 		return;
 	bc->on = true;
-	bts_trace(bc->handle.event, area->snapshot);
+	intel_bts_trace(bc->handle.event, area->snapshot);
 }
 
 NOKPROBE_SYMBOL(intel_bts_resume);
+
+static void intel_bts_trace_resume(void)
+{
+	intel_bts_resume();
+	intel_bts_sample_resume();
+}
+
+NOKPROBE_SYMBOL(intel_bts_trace_resume);
+
+/**
+ * intel_bts_possible - whether the CPUs have a branch trace store this
+ *	driver can point at a buffer
+ *
+ * Return: true once intel_bts_probe() found one.
+ */
+bool intel_bts_possible(void)
+{
+	return bts_possible;
+}
 
 /**
  * intel_bts_probe - give a core type's description the tracer's hooks
@@ -364,8 +408,8 @@ void __init intel_bts_probe(struct x86_vendor *v)
 	if (!boot_cpu_has(X86_FEATURE_BTS) || !boot_cpu_has(X86_FEATURE_DTES64) ||
 	    boot_cpu_has(X86_FEATURE_PTI))
 		return;
-	v->trace_pmi = intel_bts_pmi;
-	v->trace_resume = intel_bts_resume;
+	v->trace_pmi = intel_bts_trace_pmi;
+	v->trace_resume = intel_bts_trace_resume;
 	bts_possible = true;
 }
 

@@ -204,7 +204,7 @@ static void x86_event_update(struct perf_event *event)
 	int shift = 64 - v->width;
 	u64 prev = local64_read(&hwc->prev_count), now, delta;
 
-	if (x86_event_folded(event))
+	if (x86_event_folded(event) || (hwc->flags & X86_EVENT_BTS))
 		return;
 	do {
 		now = v->read(hwc->idx);
@@ -268,14 +268,15 @@ static void cpu_start(struct perf_event *event, int flags)
 	if (x86_event_folded(event)) {
 		/* The others' counts so far, and its counter from 0. */
 		x86_fold(c);
-	} else if (flags & PERF_EF_RELOAD) {
+	} else if ((flags & PERF_EF_RELOAD) && !(hwc->flags & X86_EVENT_BTS)) {
 		WARN_ON_ONCE(!(hwc->state & PERF_HES_UPTODATE));
 		x86_set_period(event);
 	}
 	hwc->state = 0;
 	c->running |= BIT_ULL(hwc->idx);
 	/* A pair's odd counter holds the high part of the count. */
-	c->dirty |= (x86_event_paired(event) ? 3ULL : 1ULL) << hwc->idx;
+	if (!(hwc->flags & X86_EVENT_BTS))
+		c->dirty |= (x86_event_paired(event) ? 3ULL : 1ULL) << hwc->idx;
 	x86_v(event)->enable(event);
 	perf_event_update_userpage(event);
 }
@@ -323,6 +324,8 @@ static u64 x86_event_counters(struct perf_event *event)
 {
 	const struct x86_vendor *v = x86_v(event);
 
+	if (event->hw.flags & X86_EVENT_BTS)
+		return BIT_ULL(X86_BTS_IDX);
 	if (event->hw.flags & X86_EVENT_PRECISE)
 		return v->precise_constraint(v, event->hw.config) &
 		       v->precise_counters & v->counters;
@@ -661,9 +664,15 @@ void x86_branches_put(enum x86_branches who)
 	spin_unlock(&x86_branches_lock);
 }
 
+/* Whether @event uses the LBR or the branch trace store's sampler. */
+static bool x86_event_branches(struct perf_event *event)
+{
+	return needs_branch_stack(event) || (event->hw.flags & X86_EVENT_BTS);
+}
+
 static void x86_event_destroy(struct perf_event *event)
 {
-	if (needs_branch_stack(event))
+	if (x86_event_branches(event))
 		x86_branches_put(X86_BRANCHES_LBR);
 	atomic_dec(&x86_events);
 }
@@ -745,7 +754,8 @@ static int cpu_event_init(struct perf_event *event)
 		return -EINVAL;
 	hwc->idx = -1;
 	hwc->last_cpu = -1;
-	if (READ_ONCE(x86_rdpmc_mode) && !x86_event_folded(event))
+	if (READ_ONCE(x86_rdpmc_mode) && !x86_event_folded(event) &&
+	    !(hwc->flags & X86_EVENT_BTS))
 		hwc->flags |= PERF_EVENT_FLAG_USER_READ_CNT;
 
 	if (!is_sampling_event(event)) {
@@ -759,11 +769,18 @@ static int cpu_event_init(struct perf_event *event)
 		if (err)
 			return err;
 	}
-	if (needs_branch_stack(event) && x86_branches_get(X86_BRANCHES_LBR))
+	if (x86_event_branches(event) && x86_branches_get(X86_BRANCHES_LBR))
 		return -EBUSY;
 	atomic_inc(&x86_events);
 	event->destroy = x86_event_destroy;
 	return 0;
+}
+
+static int cpu_check_period(struct perf_event *event, u64 period)
+{
+	const struct x86_vendor *v = x86_v(event);
+
+	return v->check_period ? v->check_period(v, event, period) : 0;
 }
 
 static int cpu_event_idx(struct perf_event *event)
@@ -1262,6 +1279,7 @@ static const struct pmu x86_cpu_pmu_desc __initconst = {
 	.commit_txn	= cpu_commit_txn,
 	.cancel_txn	= cpu_cancel_txn,
 	.event_idx	= cpu_event_idx,
+	.check_period	= cpu_check_period,
 	.event_mapped	= cpu_event_mapped,
 	.event_unmapped	= cpu_event_unmapped,
 	.sched_task	= cpu_sched_task,

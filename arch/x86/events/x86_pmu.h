@@ -52,6 +52,15 @@
 #define X86_EVENT_PRECISE_LARGE	BIT(6)
 
 /*
+ * hw.flags of Intel's branch instructions event with a fixed period of
+ * one (set by the vendor's hw_config): the branch trace store records
+ * each branch and the vendor turns the records into samples.  It takes
+ * the pseudo-counter X86_BTS_IDX, has no count (0) and no period, and
+ * user space does not read it with rdpmc.
+ */
+#define X86_EVENT_BTS		BIT(8)
+
+/*
  * The status bit (a vendor's status()) that says the vendor's buffer of
  * records reached its threshold: the PMI calls drain().  Intel's
  * GLOBAL_STATUS OvfBuffer (GLOBAL_STATUS_BUFFER_OVF_BIT).
@@ -64,6 +73,8 @@
 /* The fixed counters' indexes, and the pseudo-counters' above them. */
 #define X86_FIXED_MASK		GENMASK_ULL(47, X86_ASSIGN_FIXED_BASE)
 #define X86_METRIC_BASE		48
+/* The branch trace store's pseudo-counter (upstream's index too). */
+#define X86_BTS_IDX		47
 
 /**
  * struct x86_vendor - what a vendor driver tells the x86 layer
@@ -155,6 +166,8 @@
  *	IBS): before anything else is looked at, rewrite attr.type (and
  *	attr.config) and return -ENOENT for the core to offer it there, or
  *	refuse it; 0: the event is this PMU's to take or refuse (optional)
+ * @check_period: whether PERF_EVENT_IOC_PERIOD may give @event the
+ *	period @period: 0, or -EINVAL (optional: any)
  *
  * The hooks that take @v describe the counters of that description
  * (event_map, cache_event, constraint and hw_config run on any CPU); the
@@ -212,6 +225,8 @@ struct x86_vendor {
 	int (*trace_pmi)(void);
 	void (*trace_resume)(void);
 	int (*forward)(struct perf_event *event);
+	int (*check_period)(const struct x86_vendor *v, struct perf_event *event,
+			    u64 period);
 };
 
 /* The kinds of users of the branch recorders (x86_branches_get()). */
