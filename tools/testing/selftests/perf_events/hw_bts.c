@@ -16,12 +16,21 @@
  * the area (as stock's driver gives it).  The LBR's users and BTS exclude
  * each other (EBUSY); a trace needs the kernel's permission (EACCES);
  * another AUX PMU's event cannot write into the area (EINVAL).
+ *
+ * The branch trace store also samples every branch: the core PMU's
+ * branch instructions event with a fixed period of one gives a sample of
+ * each of the loop's branches, exactly once a round, the branch as the
+ * IP and its target as the address, and counts nothing, as upstream's.
+ * Upstream's rules for it hold on every Intel model: EOPNOTSUPP without
+ * a branch trace store, for an event that does not exclude the kernel or
+ * a precise one; PERF_EVENT_IOC_PERIOD cannot set a period of one.
  */
 #define _GNU_SOURCE
 #include "../kselftest_harness.h"
 #include "perf_util.h"
 #include "hw_model_util.h"
 #include "aux_util.h"
+#include "perf_rb.h"
 
 #define ROUNDS		1000
 #define AUX_PAGES	64
@@ -349,6 +358,148 @@ TEST_F(bts, set_output_across_aux_pmus)
 	close(fd);
 	unmap_aux(&m);
 	close(bts);
+}
+
+/* Whether the guest's CPU is one of the emulated Intel models. */
+static bool intel_model(void)
+{
+	return bts_model() || pmu_is("spr") || pmu_is("adl");
+}
+
+/* The branch instructions event of this task's user code, disabled. */
+static void branch_attr(struct perf_event_attr *a, uint64_t period)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_HARDWARE;
+	a->config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	a->sample_period = period;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR |
+			 PERF_SAMPLE_PERIOD;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->disabled = 1;
+}
+
+/*
+ * A sample of every branch: each of the loop's branches exactly once a
+ * round (more rounds than the buffer holds records, so the PMI drains
+ * it on the way), IP the branch, address its target, period 1, this
+ * task's; no kernel address; no count.
+ */
+TEST(branch_samples_every_branch)
+{
+	struct perf_event_attr a;
+	struct perf_event_header *h;
+	struct perf_rb rb;
+	struct tally t = { 0 };
+	uint64_t count = 1, bad_period = 0, lost = 0;
+	int fd;
+
+	if (!bts_model())
+		SKIP(return, "no emulated branch trace store (PERFTEST_PMU=skx or icx)");
+	branch_attr(&a, 1);
+	fd = sys_perf_event_open(&a, 0, -1, -1, 0);
+	if (fd < 0 && errno == EOPNOTSUPP && kernel_is_ours() &&
+	    pmu_type("intel_bts") < 0)
+		SKIP(return, "this kernel has no branch trace store driver (issue 34)");
+	ASSERT_GE(fd, 0) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(rb_map(&rb, fd, 256), 0);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	bts_loop(4 * ROUNDS);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	ASSERT_GE(rb_fetch(&rb), 0);
+	while ((h = rb_next(&rb))) {
+		struct rec_cur c = rc_init(h);
+		struct bts_rec r;
+
+		if (h->type == PERF_RECORD_LOST)
+			lost++;
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		r.from = rc_u64(&c);
+		EXPECT_EQ(rc_u32(&c), getpid());
+		EXPECT_EQ(rc_u32(&c), gettid_());
+		r.to = rc_u64(&c);
+		bad_period += rc_u64(&c) != 1;
+		tally_one(&r, &t);
+	}
+	TH_LOG("%llu samples", (unsigned long long)t.records);
+	EXPECT_EQ(lost, 0);
+	EXPECT_EQ(bad_period, 0);
+	EXPECT_EQ(t.call, 4 * ROUNDS);
+	EXPECT_EQ(t.ret, 4 * ROUNDS);
+	EXPECT_EQ(t.jmp, 4 * ROUNDS);
+	EXPECT_EQ(t.jnz, 4 * ROUNDS - 1);
+	EXPECT_EQ(t.kernel, 0);
+	ASSERT_EQ(read(fd, &count, sizeof(count)), sizeof(count));
+	EXPECT_EQ(count, 0);
+	rb_unmap(&rb);
+	close(fd);
+}
+
+/*
+ * Upstream's rules for a branch event with a period of one, on every
+ * Intel model: it needs the branch trace store, an event that excludes
+ * the kernel and is not precise; a frequency or another period makes it
+ * an ordinary event; PERF_EVENT_IOC_PERIOD cannot set a period of one
+ * (nor can it on a model without the store).  With intel_bts tracing,
+ * EBUSY.
+ */
+TEST(branch_sample_errnos)
+{
+	/* Kernel: it does not exclude the kernel. */
+	static const struct {
+		uint32_t type;
+		uint64_t config;
+		bool kernel;
+		int precise, err;
+	} cases[] = {
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false, 0, 0 },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, true, 0, EOPNOTSUPP },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false, 1, EOPNOTSUPP },
+		/* The raw encoding is the same event. */
+		{ PERF_TYPE_RAW, 0x00c4, true, 0, EOPNOTSUPP },
+	};
+	uint64_t one = 1, three = 3;
+	struct perf_event_attr a;
+	unsigned int i;
+	int fd, bts;
+
+	if (!intel_model())
+		SKIP(return, "not an emulated Intel model (PERFTEST_PMU=skx, icx, spr, adl)");
+	branch_attr(&a, 1);
+	if (!bts_model()) {
+		EXPECT_EQ(open_errno(&a), EOPNOTSUPP);
+	} else {
+		if (kernel_is_ours() && pmu_type("intel_bts") < 0)
+			SKIP(return, "this kernel has no branch trace store driver (issue 34)");
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {
+			branch_attr(&a, 1);
+			a.type = cases[i].type;
+			a.config = cases[i].config;
+			a.exclude_kernel = !cases[i].kernel;
+			a.precise_ip = cases[i].precise;
+			EXPECT_EQ(open_errno(&a), cases[i].err) TH_LOG("case %u", i);
+		}
+		branch_attr(&a, 1);
+		bts = open_bts(pmu_type("intel_bts"), true, false);
+		ASSERT_GE(bts, 0);
+		EXPECT_EQ(open_errno(&a), EBUSY);
+		close(bts);
+	}
+	/* A frequency of one, or another period: an ordinary event. */
+	a.exclude_kernel = 0;
+	a.freq = 1;
+	EXPECT_EQ(open_errno(&a), 0);
+	a.freq = 0;
+	a.sample_period = 2;
+	fd = sys_perf_event_open(&a, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(ioctl(fd, PERF_EVENT_IOC_PERIOD, &one), -1);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(ioctl(fd, PERF_EVENT_IOC_PERIOD, &three), 0);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

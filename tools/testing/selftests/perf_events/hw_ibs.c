@@ -125,17 +125,6 @@ static int open_ibs(uint32_t type, uint64_t config, uint64_t period,
 	return fd < 0 ? -errno : fd;
 }
 
-/* The errno of opening @a for this task (0: it opened). */
-static int open_errno(struct perf_event_attr *a)
-{
-	int fd = sys_perf_event_open(a, 0, -1, -1, 0);
-
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
-}
-
 /* Run the loop with @fd enabled and fetch its ring; 0 or -errno. */
 static int ibs_run_loop(int fd, struct perf_rb *rb)
 {
@@ -148,6 +137,20 @@ static int ibs_run_loop(int fd, struct perf_rb *rb)
 		return -EIO;
 	}
 	return 0;
+}
+
+/*
+ * Whether op data @d and @reg say what branch @k did: the jump (2)
+ * always went to ibs_dec, the branch back (4) to ibs_load but the once
+ * it fell through.
+ */
+static bool branch_ok(int k, uint64_t d, const uint64_t *reg)
+{
+	uintptr_t target = (uintptr_t)(k == 2 ? ibs_dec : ibs_load);
+
+	if (k == 4 && !(d & OP_BRN_TAKEN))
+		return true;
+	return (d & OP_BRN_TAKEN) && reg[R_BRTGT] == target;
 }
 
 /* Check one op sample's raw registers against the instruction @k. */
@@ -172,11 +175,8 @@ static void tally_op(struct ibs_run *r, int k, uint64_t ip, uint64_t addr,
 		break;
 	case 2:
 	case 4:
-		/* The jump always to ibs_dec; the branch back, but once. */
 		if ((d & OP_BRN_RET) && !(d3 & (OP_LD | OP_ST)) &&
-		    (k == 4 && !(d & OP_BRN_TAKEN) ? 1 :
-		     (d & OP_BRN_TAKEN) && reg[R_BRTGT] ==
-		     (uintptr_t)(k == 2 ? ibs_dec : ibs_load)))
+		    branch_ok(k, d, reg))
 			r->br_ok++;
 		else
 			r->br_bad++;

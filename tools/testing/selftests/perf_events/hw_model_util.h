@@ -24,6 +24,17 @@ static inline __maybe_unused int pin(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* The errno of opening @a for this task, 0 when it opens. */
+static inline __maybe_unused int open_errno(struct perf_event_attr *a)
+{
+	int fd = sys_perf_event_open(a, 0, -1, -1, 0);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
 /* The type number of PMU @pmu (sysfs); -1 when it is not registered. */
 static inline __maybe_unused int pmu_type(const char *pmu)
 {
