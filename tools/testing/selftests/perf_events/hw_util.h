@@ -81,6 +81,14 @@ static inline int kernel_is_ours(void)
 	return !uname(&u) && strstr(u.release, "-perfng");
 }
 
+/* Whether this is our debug kernel (KASAN, lockdep: -perfng-debug). */
+static inline int kernel_is_debug(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.release, "-perfng-debug");
+}
+
 /*
  * Whether the tests can run here: NULL when they can, else why not.
  * *@fail is set when that is a failure rather than a skip: the guest has
