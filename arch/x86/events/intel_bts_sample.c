@@ -42,6 +42,7 @@
 #include <linux/slab.h>
 
 #include <asm/intel_ds.h>
+#include <asm/perf_event.h>
 
 #include "branch_kind.h"
 #include "intel_bts.h"
@@ -106,7 +107,8 @@ out:
 bool intel_bts_sample_wanted(struct perf_event *event, u64 branches, u64 period)
 {
 	return !event->attr.freq && period == 1 && !event->attr.exclude_host &&
-	       (event->hw.config & 0xffff) == (branches & 0xffff);
+	       (event->hw.config & INTEL_ARCH_EVENT_MASK) ==
+	       (branches & INTEL_ARCH_EVENT_MASK);
 }
 
 /**
