@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Precise samples (attr.precise_ip) from PEBS on the emulated Skylake-SP
- * (PERFTEST_PMU=skx: format 3 records) and Ice Lake-SP (icx: adaptive
- * records, on the fixed counters too), whose records name the exact
+ * (PERFTEST_PMU=skx: format 3 records), Ice Lake-SP (icx: adaptive
+ * records, on the fixed counters too) and Sapphire Rapids (spr: format
+ * 5, precise distribution on counter 0), whose records name the exact
  * instruction of each sampled event, its data address and the registers
  * after it (tools/testing/qemu-pmu/README).  A round of pebs_loop() is five
  * instructions: a load and a store whose address is buf + 8 * rcx, a
@@ -12,7 +13,8 @@
  * marks it exact; with precise_ip 1 it is the instruction after.  A
  * load or store sample's address is the one the instruction accessed,
  * which the registers of the sample (the record's) give again.  Ice
- * Lake's records also carry the XMM registers and the LBR stack.
+ * Lake's and Sapphire Rapids' records also carry the XMM registers and
+ * the LBR stack.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,7 +61,13 @@ static int precise_max(void)
 /* Whether the guest's CPU is one of the models with PEBS. */
 static bool pebs_model(void)
 {
-	return pmu_is("skx") || pmu_is("icx");
+	return pmu_is("skx") || pmu_is("icx") || pmu_is("spr");
+}
+
+/* Whether its records are adaptive (Ice Lake's and Sapphire Rapids'). */
+static bool pebs_adaptive(void)
+{
+	return pmu_is("icx") || pmu_is("spr");
 }
 
 FIXTURE(pebs) {
@@ -70,7 +78,7 @@ FIXTURE_SETUP(pebs)
 {
 	self->rate.saved = 0;
 	if (!pebs_model())
-		SKIP(return, "the emulated PEBS is Skylake-SP's and Ice Lake-SP's (PMU=skx, icx)");
+		SKIP(return, "the emulated PEBS is Skylake-SP's, Ice Lake-SP's and Sapphire Rapids' (PMU=skx, icx, spr)");
 	if (kernel_is_ours() && precise_max() < 1)
 		SKIP(return, "this kernel has no PEBS driver yet (issue 34)");
 	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
@@ -102,14 +110,16 @@ static int which_insn(uint64_t ip)
 }
 
 /*
- * Open @attr for this task, run @work(@arg) with it enabled, and fetch
- * its ring into @rb.  Returns the fd (the caller unmaps and closes), or
- * -errno.
+ * Open @attr for this task, in the group of @group (or alone, at -1), run
+ * @work(@arg) with it (its group) enabled, and fetch its ring into @rb.
+ * Returns the fd (the caller unmaps and closes), or -errno.
  */
-static int pebs_record(struct perf_event_attr *attr, void (*work)(void *),
-		       void *arg, struct perf_rb *rb)
+static int pebs_record_in(struct perf_event_attr *attr, int group,
+			  void (*work)(void *), void *arg, struct perf_rb *rb)
 {
-	int fd = sys_perf_event_open(attr, 0, -1, -1, 0);
+	int fd = sys_perf_event_open(attr, 0, -1, group, 0);
+	int on = group < 0 ? fd : group;
+	int flags = group < 0 ? 0 : PERF_IOC_FLAG_GROUP;
 
 	if (fd < 0)
 		return -errno;
@@ -117,14 +127,20 @@ static int pebs_record(struct perf_event_attr *attr, void (*work)(void *),
 		close(fd);
 		return -ENOMEM;
 	}
-	if (!ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+	if (!ioctl(on, PERF_EVENT_IOC_ENABLE, flags)) {
 		work(arg);
-		if (!ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) && rb_fetch(rb) >= 0)
+		if (!ioctl(on, PERF_EVENT_IOC_DISABLE, flags) && rb_fetch(rb) >= 0)
 			return fd;
 	}
 	rb_unmap(rb);
 	close(fd);
 	return -EIO;
+}
+
+static int pebs_record(struct perf_event_attr *attr, void (*work)(void *),
+		       void *arg, struct perf_rb *rb)
+{
+	return pebs_record_in(attr, -1, work, arg, rb);
 }
 
 static void run_pebs_loop(void *arg)
@@ -302,11 +318,13 @@ TEST_F(pebs, one_gives_the_next_instruction)
  * Cycles and instructions, precise_ip 2 and 3: each sample is exact and
  * on one of the loop's instructions.  Precise distribution (Skylake's
  * cycles:ppp, INST_RETIRED.PREC_DIST on counter 1; Ice Lake's
- * instructions, on fixed counter 0) records the instruction that wraps
- * the counter, so a period prime to the round's five instructions
- * samples each of them.  The others record the event after the wrap
- * and reload the counter there, a period one longer, which here samples
- * one instruction only.
+ * instructions, on fixed counter 0; Sapphire Rapids' instructions:ppp
+ * there, and its cycles, which go on counter 0 and its PDist) records
+ * the instruction that wraps the counter, so a period prime to the
+ * round's five instructions samples each of them.  The others record
+ * the event after the wrap and reload the counter there, a period one
+ * longer, which here samples one instruction only (Sapphire Rapids'
+ * instructions:pp, on counters 1 to 7).
  */
 TEST_F(pebs, cycles_and_instructions_exact)
 {
@@ -330,7 +348,7 @@ TEST_F(pebs, cycles_and_instructions_exact)
 		EXPECT_GE(r.samples, 5 * ROUNDS / 1009 - 2);
 		EXPECT_EQ(r.exact, r.samples);
 		EXPECT_LE(r.outside, 2);
-		if (pmu_is("skx") ? i != 1 : i < 2)
+		if (pmu_is("skx") ? i != 1 : pmu_is("spr") ? i == 2 : i < 2)
 			continue;
 		for (k = 0; k < 5; k++)
 			EXPECT_GT(r.at[k], 0);
@@ -412,10 +430,12 @@ static int pebs_open(uint32_t type, uint64_t config, int precise, int sampling,
  * refuse: a counting event (EINVAL), on Skylake an edge, inverse or
  * threshold other than the cycles forms (EINVAL; Ice Lake takes them on
  * any counter), and groups that need more PEBS counters than there are:
- * five memory events (counters 0 to 3), or INST_RETIRED.PREC_DIST twice
- * (Skylake's counter 1, Ice Lake's fixed counter 0).  Reference cycles,
- * which only a fixed counter counts otherwise, go on a general one on
- * Skylake, on their fixed counter on Ice Lake.
+ * five memory events (counters 0 to 3), or the precise distribution
+ * counter twice (INST_RETIRED.PREC_DIST on Skylake's counter 1 or Ice
+ * Lake's fixed counter 0; on Sapphire Rapids, PDist's counter 0, which
+ * precise_ip 3 asks for and INST_RETIRED's 0xc0 cannot have).  Reference
+ * cycles, which only a fixed counter counts otherwise, go on a general
+ * one on Skylake, on their fixed counter on Ice Lake and later.
  */
 TEST_F(pebs, precise_errnos)
 {
@@ -423,27 +443,34 @@ TEST_F(pebs, precise_errnos)
 		const char *what;
 		uint32_t type;
 		uint64_t config;
-		int precise, sampling, err_skx, err_icx;
+		int precise, sampling, err_skx, err_icx, err_spr;
 	} c[] = {
 		{ "ref-cycles:pp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 2, 1,
-		  0, 0 },
+		  0, 0, 0 },
 		{ "counting cycles:pp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 2, 0,
-		  EINVAL, EINVAL },
-		{ "raw 0x10000c4 (cmask 1):p", PERF_TYPE_RAW, 0x10000c4, 1, 1, EINVAL, 0 },
-		{ "raw 0x8000c4 (inv):p", PERF_TYPE_RAW, 0x8000c4, 1, 1, EINVAL, 0 },
-		{ "raw 0x40c4 (edge):p", PERF_TYPE_RAW, 0x440c4, 1, 1, EINVAL, 0 },
-		{ "raw 0x108000c0:p", PERF_TYPE_RAW, 0x108000c0, 1, 1, 0, 0 },
-		{ "raw 0x1c0:ppp", PERF_TYPE_RAW, 0x1c0, 3, 1, 0, 0 },
-		{ "L1-dcache-loads:pp", PERF_TYPE_HW_CACHE, 0, 2, 1, 0, 0 },
+		  EINVAL, EINVAL, EINVAL },
+		{ "raw 0x10000c4 (cmask 1):p", PERF_TYPE_RAW, 0x10000c4, 1, 1, EINVAL, 0, 0 },
+		{ "raw 0x8000c4 (inv):p", PERF_TYPE_RAW, 0x8000c4, 1, 1, EINVAL, 0, 0 },
+		{ "raw 0x40c4 (edge):p", PERF_TYPE_RAW, 0x440c4, 1, 1, EINVAL, 0, 0 },
+		{ "raw 0x108000c0:p", PERF_TYPE_RAW, 0x108000c0, 1, 1, 0, 0, 0 },
+		{ "raw 0x1c0:ppp", PERF_TYPE_RAW, 0x1c0, 3, 1, 0, 0, EINVAL },
+		{ "raw 0x1c0:pp", PERF_TYPE_RAW, 0x1c0, 2, 1, 0, 0, 0 },
+		{ "L1-dcache-loads:pp", PERF_TYPE_HW_CACHE, 0, 2, 1, 0, 0, 0 },
+		{ "raw 0x81d0:ppp", PERF_TYPE_RAW, LOADS, 3, 1, 0, 0, 0 },
 	};
-	int fd[5], i, err;
+	/* The event with one precise distribution counter. */
+	uint64_t pdist = pmu_is("spr") ? PERF_COUNT_HW_CPU_CYCLES : 0x1c0;
+	uint32_t pdist_type = pmu_is("spr") ? PERF_TYPE_HARDWARE : PERF_TYPE_RAW;
+	int fd[5], i, err, want;
 
 	for (i = 0; i < ARRAY_SIZE(c); i++) {
 		err = pebs_open(c[i].type, c[i].config, c[i].precise, c[i].sampling, -1);
 		if (err >= 0)
 			close(err);
 		TH_LOG("%s: %s", c[i].what, err >= 0 ? "opens" : strerror(-err));
-		EXPECT_EQ(err >= 0 ? 0 : -err, pmu_is("skx") ? c[i].err_skx : c[i].err_icx);
+		want = pmu_is("skx") ? c[i].err_skx :
+		       pmu_is("spr") ? c[i].err_spr : c[i].err_icx;
+		EXPECT_EQ(err >= 0 ? 0 : -err, want);
 	}
 	/* Four PEBS counters for memory events: the fifth does not fit. */
 	for (i = 0; i < 5; i++) {
@@ -454,10 +481,10 @@ TEST_F(pebs, precise_errnos)
 	EXPECT_EQ(fd[4], -EINVAL);
 	for (i = 0; i < 4; i++)
 		close(fd[i]);
-	/* PREC_DIST has one counter. */
-	fd[0] = pebs_open(PERF_TYPE_RAW, 0x1c0, 3, 1, -1);
+	/* Precise distribution has one counter. */
+	fd[0] = pebs_open(pdist_type, pdist, 3, 1, -1);
 	ASSERT_GE(fd[0], 0);
-	fd[1] = pebs_open(PERF_TYPE_RAW, 0x1c0, 3, 1, fd[0]);
+	fd[1] = pebs_open(pdist_type, pdist, 3, 1, fd[0]);
 	EXPECT_EQ(fd[1], -EINVAL);
 	if (fd[1] >= 0)
 		close(fd[1]);
@@ -514,7 +541,7 @@ TEST_F(pebs, xmm_registers_errnos)
 	int fd;
 
 	fd = open_regs(xmm0_lo, 0, 2);
-	EXPECT_EQ(fd < 0 ? fd : 0, pmu_is("icx") ? 0 : -EINVAL);
+	EXPECT_EQ(fd < 0 ? fd : 0, pebs_adaptive() ? 0 : -EINVAL);
 	if (fd >= 0)
 		close(fd);
 	fd = open_regs(xmm0_lo, 0, 0);
@@ -537,7 +564,7 @@ TEST_F(pebs, xmm_registers_in_records)
 	int fd, in = 0, ok = 0, all = 0;
 	struct perf_rb rb;
 
-	if (!pmu_is("icx"))
+	if (!pebs_adaptive())
 		SKIP(return, "Skylake's records have no XMM registers");
 	fd = open_regs((1ULL << PERF_REG_X86_CX) | xmm0_lo, 0, 2);
 	ASSERT_GE(fd, 0);
@@ -641,6 +668,11 @@ TEST_F(pebs, branch_stacks_of_precise_samples)
  * over 4 MiB misses every time; one over 1 KiB hits after its first
  * round.  The counter reloads at the record, after the event that
  * wrapped it: a sample every 102 loads.
+ *
+ * Sapphire Rapids' records also give the instruction's latency (the
+ * emulation's: the cache latency and a cycle), the weight's var2_w
+ * (PERF_SAMPLE_WEIGHT_STRUCT; 0 on the others), and its drivers take mem-loads with a data source only in a
+ * group with mem-loads-aux (event 0x03, unit mask 0x82).
  */
 #define WALK_BIG	(4 << 20)
 #define WALK_SMALL	1024
@@ -661,9 +693,30 @@ static noinline void walk(const char *p, unsigned long n, unsigned long len)
 extern const char walk_load[];
 
 struct lat_run {
-	int samples, at_load, exact, in_buf, weight_ok, src_ok;
+	int samples, at_load, exact, in_buf, weight_ok, instr_ok, src_ok;
 	uint64_t weight;
 };
+
+#define MEM_LOADS_AUX	0x8203
+
+/* Open the mem-loads-aux leader Sapphire Rapids wants; -1 elsewhere. */
+static int mem_loads_aux(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_RAW,
+		.config = MEM_LOADS_AUX,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	int fd;
+
+	if (!pmu_is("spr"))
+		return -1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	return fd < 0 ? -errno : fd;
+}
 
 struct walk_arg {
 	const char *buf;
@@ -692,8 +745,8 @@ static int lat_sample(const char *buf, unsigned long len, unsigned long rounds,
 		.config = 0x01cd,
 		.config1 = ldlat,
 		.sample_period = 101,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT |
-			       PERF_SAMPLE_DATA_SRC,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR |
+			       PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC,
 		.precise_ip = 2,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
@@ -702,10 +755,16 @@ static int lat_sample(const char *buf, unsigned long len, unsigned long rounds,
 	struct walk_arg w = { buf, len, rounds };
 	struct perf_event_header *h;
 	struct perf_rb rb;
-	int fd;
+	int fd, aux;
 
 	memset(r, 0, sizeof(*r));
-	fd = pebs_record(&attr, run_walk, &w, &rb);
+	aux = mem_loads_aux();
+	if (aux < -1)
+		return aux;
+	attr.disabled = aux >= 0 ? 0 : 1;
+	fd = pebs_record_in(&attr, aux, run_walk, &w, &rb);
+	if (aux >= 0)
+		close(aux);
 	if (fd < 0)
 		return fd;
 	while ((h = rb_next(&rb))) {
@@ -723,7 +782,9 @@ static int lat_sample(const char *buf, unsigned long len, unsigned long rounds,
 		r->at_load += ip == (uintptr_t)walk_load;
 		r->exact += !!(h->misc & PERF_RECORD_MISC_EXACT_IP);
 		r->in_buf += addr >= (uintptr_t)buf && addr < (uintptr_t)buf + len;
-		r->weight_ok += r->weight == weight;
+		r->weight_ok += (uint32_t)r->weight == weight;
+		r->instr_ok += pmu_is("spr") ? (r->weight >> 32 & 0xffff) == weight + 1 :
+			       r->weight >> 32 == 0;
 		r->src_ok += src.mem_op == PERF_MEM_OP_LOAD && src.mem_lvl_num == lvl &&
 			     (src.mem_lvl & PERF_MEM_LVL_HIT);
 	}
@@ -749,12 +810,14 @@ TEST_F(pebs, load_latency_weights_and_sources)
 	ASSERT_EQ(0, err);
 	TH_LOG("big walk, ldlat 30: %d samples, %d at the load, %d exact, %d in the buffer",
 	       r.samples, r.at_load, r.exact, r.in_buf);
-	TH_LOG("big walk, ldlat 30: %d weighing 200, %d from RAM", r.weight_ok, r.src_ok);
+	TH_LOG("big walk, ldlat 30: %d weighing 200 (%d with the instruction's), %d from RAM",
+	       r.weight_ok, r.instr_ok, r.src_ok);
 	EXPECT_GE(r.samples, rounds * (WALK_BIG / 64) / 102 - 2);
 	EXPECT_EQ(r.at_load, r.samples);
 	EXPECT_EQ(r.exact, r.samples);
 	EXPECT_EQ(r.in_buf, r.samples);
 	EXPECT_EQ(r.weight_ok, r.samples);
+	EXPECT_EQ(r.instr_ok, r.samples);
 	EXPECT_EQ(r.src_ok, r.samples);
 	/* The small walk hits L1 (5 cycles): above 3, not above 30. */
 	ASSERT_EQ(0, lat_sample(big, WALK_SMALL, 20000, 3, 5, PERF_MEM_LVLNUM_L1, &r));
@@ -773,6 +836,119 @@ out:
 }
 
 /*
+ * Sapphire Rapids: mem-loads sampling its data source must be in a group
+ * with mem-loads-aux, else ENODATA (alone, or with another leader);
+ * without the data source it opens alone.
+ */
+TEST_F(pebs, mem_loads_aux_errnos)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_RAW,
+		.config = 0x01cd,
+		.config1 = 3,
+		.sample_period = 101,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_DATA_SRC,
+		.precise_ip = 2,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int aux, other, fd;
+
+	if (!pmu_is("spr"))
+		SKIP(return, "only Sapphire Rapids' mem-loads need mem-loads-aux");
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	if (fd < 0 && errno == ENXIO && kernel_is_ours())
+		SKIP(return, "this kernel has no load latency events yet (issue 34)");
+	EXPECT_EQ(fd < 0 ? errno : 0, ENODATA);
+	if (fd >= 0)
+		close(fd);
+	other = pebs_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, 0, -1);
+	ASSERT_GE(other, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, other, 0);
+	EXPECT_EQ(fd < 0 ? errno : 0, ENODATA);
+	if (fd >= 0)
+		close(fd);
+	close(other);
+	aux = mem_loads_aux();
+	ASSERT_GE(aux, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, aux, 0);
+	EXPECT_GE(fd, 0);
+	if (fd >= 0)
+		close(fd);
+	close(aux);
+	attr.sample_type = PERF_SAMPLE_IP;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	EXPECT_GE(fd, 0);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Sapphire Rapids' store latency event (MEM_TRANS_RETIRED.STORE_SAMPLE,
+ * the perf tool's mem-stores there), on counter 0 only: each sample is
+ * the loop's store, at its address, a store to L1, weighing the
+ * emulation's L1 latency (5 cycles).  Two of them do not fit.
+ */
+TEST_F(pebs, store_latency)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_RAW,
+		.config = 0x02cd,
+		.sample_period = 997,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT |
+			       PERF_SAMPLE_DATA_SRC,
+		.precise_ip = 2,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	int samples = 0, at_store = 0, in_buf = 0, weight_ok = 0, src_ok = 0, fd, fd2;
+	struct perf_event_header *h;
+	struct perf_rb rb;
+
+	if (!pmu_is("spr"))
+		SKIP(return, "the store latency event is Sapphire Rapids' (PMU=spr)");
+	fd = pebs_record(&attr, run_pebs_loop, NULL, &rb);
+	if (fd == -EINVAL && kernel_is_ours())
+		SKIP(return, "this kernel has no store latency events yet (issue 34)");
+	ASSERT_GE(fd, 0);
+	while ((h = rb_next(&rb))) {
+		struct rec_cur c = rc_init(h);
+		union perf_mem_data_src src;
+		uint64_t ip, addr, weight;
+
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		samples++;
+		ip = rc_u64(&c);
+		addr = rc_u64(&c);
+		weight = rc_u64(&c);
+		src.val = rc_u64(&c);
+		at_store += ip == (uintptr_t)pebs_store;
+		in_buf += addr >= (uintptr_t)buf && addr < (uintptr_t)(buf + ROUNDS + 2);
+		weight_ok += (uint32_t)weight == 5;
+		src_ok += src.mem_op == PERF_MEM_OP_STORE &&
+			  src.mem_lvl == (PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT);
+	}
+	rb_unmap(&rb);
+	TH_LOG("%d samples, %d at the store, %d in buf, %d weighing 5, %d L1 stores",
+	       samples, at_store, in_buf, weight_ok, src_ok);
+	EXPECT_GE(samples, ROUNDS / 998 - 2);
+	EXPECT_GE(at_store, samples - 2);
+	EXPECT_EQ(in_buf, at_store);
+	EXPECT_GE(weight_ok, at_store);
+	EXPECT_GE(src_ok, at_store);
+	attr.disabled = 0;
+	fd2 = sys_perf_event_open(&attr, 0, -1, fd, 0);
+	EXPECT_EQ(fd2 < 0 ? errno : 0, EINVAL);
+	if (fd2 >= 0)
+		close(fd2);
+	close(fd);
+}
+
+/*
  * The other emulated PMUs have no PEBS: caps/max_precise is 0 and a
  * precise event EOPNOTSUPP, on upstream's drivers and ours.
  */
@@ -782,7 +958,7 @@ TEST(no_pebs_elsewhere)
 
 	if (pebs_model() || pmu_is("none") ||
 	    access("/sys/bus/event_source/devices/cpu/type", F_OK))
-		SKIP(return, "PMU=skx and icx have PEBS; the others have a \"cpu\" PMU without");
+		SKIP(return, "PMU=skx, icx and spr have PEBS; the others have a \"cpu\" PMU without");
 	EXPECT_EQ(precise_max(), 0);
 	err = pebs_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, 1, -1);
 	if (err >= 0)
