@@ -161,14 +161,50 @@ static u64 intel_constraint(const struct x86_vendor *v, u64 config)
 
 /*
  * PERF_EVENT_IOC_PERIOD: a branch event whose new period would make it
- * one the branch trace store samples is refused, as upstream.
+ * one the branch trace store samples is refused, as upstream, and so is
+ * a period too short for precise distribution.
  */
 static int intel_check_period(const struct x86_vendor *v, struct perf_event *event,
 			      u64 period)
 {
 	u64 branches = v->event_map(v, PERF_COUNT_HW_BRANCH_INSTRUCTIONS);
 
+	if ((event->hw.flags & X86_EVENT_PDIST) && period < X86_PDIST_MIN_PERIOD)
+		return -EINVAL;
 	return intel_bts_sample_wanted(event, branches, period) ? -EINVAL : 0;
+}
+
+/* MEM_TRANS_RETIRED.LOAD_LATENCY and its companion mem-loads-aux. */
+#define INTEL_MEM_LOADS		0x01cdULL
+#define INTEL_MEM_LOADS_AUX	0x8203ULL
+
+static bool intel_is_mem_loads_aux(const struct perf_event *event)
+{
+	return (event->attr.config & INTEL_ARCH_EVENT_MASK) == INTEL_MEM_LOADS_AUX;
+}
+
+/*
+ * Where the model says so (Golden Cove's cores), the load latency event
+ * gives its data source only while mem-loads-aux counts in its group:
+ * an event that samples the data source without it there, as its leader
+ * or the leader's sibling, is refused with ENODATA, as upstream.
+ */
+static int intel_mem_loads_aux(const struct intel_type *it, struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader, *sib;
+
+	if (!it->model || !intel_model_mem_loads_aux(it->model) ||
+	    !(event->attr.sample_type & PERF_SAMPLE_DATA_SRC) ||
+	    (event->attr.config & INTEL_ARCH_EVENT_MASK) != INTEL_MEM_LOADS)
+		return 0;
+	if (leader == event)
+		return -ENODATA;
+	if (intel_is_mem_loads_aux(leader))
+		return 0;
+	for_each_sibling_event(sib, leader)
+		if (intel_is_mem_loads_aux(sib))
+			return 0;
+	return -ENODATA;
 }
 
 static u64 intel_cache_event(const struct x86_vendor *v, unsigned int cache,
@@ -210,6 +246,9 @@ static int intel_hw_config(const struct x86_vendor *v, struct perf_event *event)
 		if (err)
 			return err;
 	}
+	err = intel_mem_loads_aux(it, event);
+	if (err)
+		return err;
 	if (event->attr.type != event->pmu->type || intel_v1 ||
 	    !(event->attr.config & ARCH_PERFMON_EVENTSEL_ANY))
 		return 0;

@@ -496,6 +496,11 @@ static struct attribute *adl_atom_events[] = {
  *	(or an architectural LBR, which has no driver here)
  * @precise: the highest precise_ip of the model's PEBS (intel_pebs.c: 3
  *	with precise distribution), 0 for none this driver reads
+ * @glc_pebs: the PEBS is Golden Cove's: its constraints, PDist on
+ *	general counter 0, the store latency event, records whose latency
+ *	is split into the instruction's and the cache access's
+ * @mem_loads_aux: the load latency event gives its data source only in
+ *	a group with mem-loads-aux (upstream's PMU_FL_MEM_LOADS_AUX)
  */
 struct intel_model {
 	const char *pmu_name;
@@ -513,6 +518,8 @@ struct intel_model {
 	bool hybrid_events;
 	u8 lbr;
 	u8 precise;
+	bool glc_pebs;
+	bool mem_loads_aux;
 };
 
 static const struct intel_model skylake = {
@@ -528,6 +535,7 @@ static const struct intel_model icelake = {
 static const struct intel_model sapphire_rapids = {
 	"sapphire_rapids", "Sapphire Rapids events", glc_rules, glc_extra,
 	&glc_cache, &glc_cache_rsp, false, 8, glc_events, true,
+	.precise = 3, .glc_pebs = true, .mem_loads_aux = true,
 };
 
 static const struct intel_model alderlake_atom = {
@@ -556,6 +564,7 @@ static const struct intel_model alderlake = {
 	.ref_cycles_p = true,
 	.atom = &alderlake_atom,
 	.hybrid_events = true,
+	.mem_loads_aux = true,
 };
 
 static const struct x86_cpu_id intel_model_ids[] = {
@@ -820,4 +829,28 @@ int intel_model_lbr(const struct intel_model *m)
 int intel_model_precise(const struct intel_model *m)
 {
 	return m->precise;
+}
+
+/**
+ * intel_model_glc_pebs - whether the model's PEBS is Golden Cove's
+ * @m: the model
+ *
+ * Return: true for Sapphire Rapids' (PDist, store latency, split
+ * latencies; intel_pebs.c).
+ */
+bool intel_model_glc_pebs(const struct intel_model *m)
+{
+	return m->glc_pebs;
+}
+
+/**
+ * intel_model_mem_loads_aux - whether mem-loads needs mem-loads-aux
+ * @m: the model (a hybrid part's P-core tables)
+ *
+ * Return: true where the load latency event sampling its data source
+ * must be in a group with event 0x03, unit mask 0x82.
+ */
+bool intel_model_mem_loads_aux(const struct intel_model *m)
+{
+	return m->mem_loads_aux;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Precise event-based sampling (PEBS) of Intel cores whose records have
- * format 3 (Skylake to Comet Lake) or format 4 with the baseline, the
- * adaptive records of Ice Lake: attr.precise_ip for the events of the
- * core PMU.
+ * format 3 (Skylake to Comet Lake) or format 4 or 5 with the baseline,
+ * the adaptive records of Ice Lake and Sapphire Rapids: attr.precise_ip
+ * for the events of the core PMU.
  *
  * The CPU writes a record into a buffer the debug store describes
  * (struct debug_store: the buffer's base, the index of the next record,
@@ -65,10 +65,20 @@
  * sample's weight) and where its data came from (the data source, by
  * upstream's table for the model).
  *
- * Not here: the older record formats and format 5 (Sapphire Rapids'
- * counters 0 and fixed 0 with precise distribution), PEBS on fixed
- * counter 3 (the topdown slots, which do not sample here), the store
- * latency events, and guests' PEBS.
+ * Golden Cove's PEBS (Sapphire Rapids, format 5) keeps the fixed
+ * counters' reset values after room for 32 general ones, and has its
+ * own constraints (upstream's table): INST_RETIRED's 0xc0 and the load
+ * latency event on counters 1 to 7, the store latency event
+ * (MEM_TRANS_RETIRED.STORE_SAMPLE, whose records give each store's
+ * latency and source) on counter 0, the memory events on 0 to 3.
+ * precise_ip 3 asks for precise distribution: PDist on general counter
+ * 0 (an event that cannot count there is refused), or for instructions
+ * fixed counter 0; its period is at least X86_PDIST_MIN_PERIOD.  The
+ * memory group's latency is split into the instruction's (the weight's
+ * var2_w) and the cache access's (the weight).
+ *
+ * Not here: the older record formats, PEBS on fixed counter 3 (the
+ * topdown slots, which do not sample here), and guests' PEBS.
  *
  * Locking: the buffers are allocated under pebs_mutex, before the first
  * precise event exists; the per-CPU state and the CPU's registers are
@@ -106,17 +116,26 @@
 #define PEBS_CAP_BASELINE	BIT_ULL(14)
 #define PEBS_FORMAT_SKL		3
 #define PEBS_FORMAT_ICL		4
+#define PEBS_FORMAT_SPR		5
+#define PEBS_FORMAT_LAST	6
 
-/* Format 4: the fixed counters' reset values, after the general ones'. */
-#define PEBS_RESET_FIXED	8
+/*
+ * The fixed counters' reset values, after the general ones': format 4
+ * has room for 8 of those, format 5 for 32.
+ */
+#define PEBS_RESET_FIXED	MAX_PEBS_EVENTS_FMT4
+#define PEBS_RESET_FIXED_SPR	MAX_PEBS_EVENTS
 
 /* Cycles, as precise events count them: every cycle has < 16 retiring. */
 #define PEBS_CYCLES		0x003cULL
 #define PEBS_CYCLES_ALL		0x108000c0ULL	/* INST_RETIRED.TOTAL_CYCLES_PS */
 #define PEBS_CYCLES_PDIST	0x108001c0ULL	/* INST_RETIRED.PREC_DIST, same */
 #define PEBS_PREC_DIST		0x01c0ULL
-/* MEM_TRANS_RETIRED.LOAD_LATENCY */
+/* MEM_TRANS_RETIRED.LOAD_LATENCY, and Golden Cove's .STORE_SAMPLE */
 #define PEBS_LOAD_LATENCY	0x01cdULL
+#define PEBS_STORE_LATENCY	0x02cdULL
+/* INST_RETIRED.ANY, as fixed counter 0 counts it */
+#define PEBS_INSTRUCTIONS	0x00c0ULL
 
 /* The data source of a store: bit 0, an L1 hit. */
 #define PEBS_DSE_L1_HIT		BIT_ULL(0)
@@ -124,6 +143,12 @@
 #define PEBS_DSE_SOURCE		GENMASK_ULL(3, 0)
 #define PEBS_DSE_STLB_MISS	BIT_ULL(4)
 #define PEBS_DSE_LOCKED		BIT_ULL(5)
+/* Golden Cove: a load blocked by a store's data, or by its address. */
+#define PEBS_DSE_DATA_BLK	BIT_ULL(6)
+#define PEBS_DSE_ADDR_BLK	BIT_ULL(7)
+/* Golden Cove's memory group latency: the cache access's, bits 47:32. */
+#define PEBS_CACHE_LATENCY(l)	(((l) >> 32) & 0xffff)
+#define PEBS_INSTR_LATENCY(l)	((l) & 0xffff)
 
 #define PEBS_SRC(a, b)		PERF_MEM_S(a, b)
 #define PEBS_LOAD_HIT		(PEBS_SRC(OP, LOAD) | PEBS_SRC(LVL, HIT))
@@ -222,6 +247,7 @@ static u64 pebs_counters_all __ro_after_init;	/* those with PEBS */
 static int pebs_lbr_nr __ro_after_init;	/* the LBR's depth, or 0 */
 static bool pebs_src_pmem __ro_after_init;	/* a server's sources 8, 9 */
 static bool pebs_ldlat __ro_after_init;	/* the load latency register */
+static bool pebs_glc __ro_after_init;	/* Golden Cove's PEBS */
 
 static DEFINE_PER_CPU(struct page *, pebs_pages);
 
@@ -349,6 +375,8 @@ static u32 pebs_mem_kind(u64 code)
 		return 0;
 	if (code == PEBS_LOAD_LATENCY)
 		return pebs_ldlat ? X86_EVENT_PRECISE_LAT : 0;
+	if (code == PEBS_STORE_LATENCY)
+		return pebs_glc ? X86_EVENT_PRECISE_STLAT : 0;
 	/*
 	 * MEM_LOAD_RETIRED, MEM_LOAD_L3_HIT_RETIRED, _L3_MISS_RETIRED, and
 	 * from Ice Lake MEM_LOAD_MISC_RETIRED.
@@ -420,11 +448,14 @@ static u64 pebs_groups(const struct perf_event *event)
  *
  * Reserves the buffers at the first one.  On Skylake, cycles take their
  * precise form and edges, inverses and thresholds are refused; from Ice
- * Lake the event asks for adaptive records.  The event stops
+ * Lake the event asks for adaptive records.  On Golden Cove precise_ip
+ * 3 wants a fixed period of X86_PDIST_MIN_PERIOD or more (in frequency
+ * mode the x86 layer lengthens shorter ones).  The event stops
  * interrupting on its overflow, and its kind of memory access, if any,
  * is noted for the data source.
  *
- * Return: 0, or -ENOMEM when the buffers cannot be had.
+ * Return: 0, -EINVAL for too short a period, or -ENOMEM when the
+ * buffers cannot be had.
  */
 int intel_pebs_config(struct perf_event *event)
 {
@@ -434,6 +465,12 @@ int intel_pebs_config(struct perf_event *event)
 
 	if (!event->attr.precise_ip)
 		return 0;
+	if (pebs_glc && event->attr.precise_ip == 3) {
+		if (!event->attr.freq &&
+		    event->attr.sample_period < X86_PDIST_MIN_PERIOD)
+			return -EINVAL;
+		hwc->flags |= X86_EVENT_PDIST;
+	}
 	err = pebs_reserve();
 	if (err)
 		return err;
@@ -471,9 +508,11 @@ precise:
  * upstream's PEBS table for Skylake says: INST_RETIRED.PREC_DIST,
  * whatever its threshold, on counter 1, any other on the first four.
  */
-static u64 intel_pebs_constraint(const struct x86_vendor *v, u64 config)
+static u64 intel_pebs_constraint(const struct x86_vendor *v,
+				 const struct perf_event *event)
 {
-	return (config & 0xffff) == PEBS_PREC_DIST ? BIT_ULL(1) : PEBS_SKL_COUNTERS;
+	return (event->hw.config & 0xffff) == PEBS_PREC_DIST ? BIT_ULL(1) :
+							       PEBS_SKL_COUNTERS;
 }
 
 /*
@@ -482,9 +521,10 @@ static u64 intel_pebs_constraint(const struct x86_vendor *v, u64 config)
  * 0x0100) on fixed counter 0, the memory events on the first four
  * general counters, any other where it counts.
  */
-static u64 intel_pebs_constraint_icl(const struct x86_vendor *v, u64 config)
+static u64 intel_pebs_constraint_icl(const struct x86_vendor *v,
+				     const struct perf_event *ev)
 {
-	u64 code = config & 0xffff;
+	u64 config = ev->hw.config, code = config & 0xffff;
 	u32 event = config & 0xff;
 
 	if (!(config & X86_ALL_EVENT_FLAGS)) {
@@ -496,12 +536,49 @@ static u64 intel_pebs_constraint_icl(const struct x86_vendor *v, u64 config)
 	return v->constraint(v, config);
 }
 
+/*
+ * Golden Cove's, as upstream's table and its rules for precise_ip 3 say:
+ * INST_RETIRED.PREC_DIST's 0x0100 on fixed counter 0 and the slots on
+ * fixed counter 3; INST_RETIRED (0xc0) and the load latency event on
+ * general counters 1 to 7, the store latency event on 0, the memory
+ * events on 0 to 3; any other where it counts.  precise_ip 3 then keeps
+ * general counter 0 (PDist) or nothing, but for instructions, which take
+ * fixed counter 0.
+ */
+static u64 intel_pebs_constraint_glc(const struct x86_vendor *v,
+				     const struct perf_event *ev)
+{
+	u64 config = ev->hw.config, code = config & 0xffff, mask;
+	u32 event = config & 0xff;
+	bool ppp = ev->attr.precise_ip == 3;
+
+	if (ppp && (config & X86_RAW_EVENT_MASK) == PEBS_INSTRUCTIONS)
+		return BIT_ULL(X86_ASSIGN_FIXED_BASE);
+	if (config & X86_ALL_EVENT_FLAGS)
+		mask = v->constraint(v, config);
+	else if (code == 0x0100)
+		mask = BIT_ULL(X86_ASSIGN_FIXED_BASE);
+	else if (code == 0x0400)
+		mask = BIT_ULL(X86_ASSIGN_FIXED_BASE + 3);
+	else if (event == 0xc0 || code == PEBS_LOAD_LATENCY)
+		mask = GENMASK_ULL(7, 1);
+	else if (code == PEBS_STORE_LATENCY)
+		mask = BIT_ULL(0);
+	else if (event >= 0xd0 && event <= 0xd4)
+		mask = GENMASK_ULL(3, 0);
+	else
+		mask = v->constraint(v, config);
+	return ppp ? mask & BIT_ULL(0) : mask;
+}
+
 /* The debug store's slot of counter @idx's reset value. */
 static int pebs_reset_slot(int idx)
 {
 	if (idx < X86_ASSIGN_FIXED_BASE)
 		return idx;
-	return PEBS_RESET_FIXED + idx - X86_ASSIGN_FIXED_BASE;
+	return (pebs_format >= PEBS_FORMAT_SPR ? PEBS_RESET_FIXED_SPR :
+						 PEBS_RESET_FIXED) +
+	       idx - X86_ASSIGN_FIXED_BASE;
 }
 
 /**
@@ -659,30 +736,51 @@ void perf_restore_debug_store(void)
 		wrmsrl(MSR_IA32_DS_AREA, pebs_ds_area(smp_processor_id()));
 }
 
+/*
+ * A latency event's data source: where the data was (by the model's
+ * table), the STLB, the lock; on Golden Cove, what blocked a load.
+ */
+static u64 pebs_lat_src(const struct perf_event *event, u64 source)
+{
+	union perf_mem_data_src src;
+
+	src.val = pebs_src[source & PEBS_DSE_SOURCE];
+	if (pebs_src_pmem && (source & 0xe) == 0x8)
+		src.mem_lvl_num = PERF_MEM_LVLNUM_PMEM;
+	if (source & PEBS_DSE_STLB_MISS)
+		src.mem_dtlb = PERF_MEM_TLB_MISS | PERF_MEM_TLB_L2;
+	else
+		src.mem_dtlb = PERF_MEM_TLB_HIT | PERF_MEM_TLB_L1 |
+			       PERF_MEM_TLB_L2;
+	if (source & PEBS_DSE_LOCKED)
+		src.mem_lock = PERF_MEM_LOCK_LOCKED;
+	/* Stores, and loads before Golden Cove, say nothing of blocking. */
+	src.mem_blk = PERF_MEM_BLK_NA;
+	if (event->hw.flags & X86_EVENT_PRECISE_STLAT) {
+		src.mem_op = PERF_MEM_OP_STORE;
+	} else if (pebs_glc && (source & (PEBS_DSE_DATA_BLK | PEBS_DSE_ADDR_BLK))) {
+		src.mem_blk = 0;
+		if (source & PEBS_DSE_DATA_BLK)
+			src.mem_blk |= PERF_MEM_BLK_DATA;
+		if (source & PEBS_DSE_ADDR_BLK)
+			src.mem_blk |= PERF_MEM_BLK_ADDR;
+	}
+	return src.val;
+}
+
 /* A sample's data source: a store's L1 hit or miss, a load's kind. */
 static u64 pebs_data_src(const struct perf_event *event, u64 source)
 {
 	union perf_mem_data_src src = { .val = PERF_MEM_NA };
 
+	if (event->hw.flags & (X86_EVENT_PRECISE_LAT | X86_EVENT_PRECISE_STLAT))
+		return pebs_lat_src(event, source);
 	if (event->hw.flags & X86_EVENT_PRECISE_ST) {
 		src.mem_op = PERF_MEM_OP_STORE;
 		src.mem_lvl = PERF_MEM_LVL_L1 | ((source & PEBS_DSE_L1_HIT) ?
 						 PERF_MEM_LVL_HIT : PERF_MEM_LVL_MISS);
 	} else if (event->hw.flags & X86_EVENT_PRECISE_LD) {
 		src.mem_op = PERF_MEM_OP_LOAD;
-	} else if (event->hw.flags & X86_EVENT_PRECISE_LAT) {
-		src.val = pebs_src[source & PEBS_DSE_SOURCE];
-		if (pebs_src_pmem && (source & 0xe) == 0x8)
-			src.mem_lvl_num = PERF_MEM_LVLNUM_PMEM;
-		if (source & PEBS_DSE_STLB_MISS)
-			src.mem_dtlb = PERF_MEM_TLB_MISS | PERF_MEM_TLB_L2;
-		else
-			src.mem_dtlb = PERF_MEM_TLB_HIT | PERF_MEM_TLB_L1 |
-				       PERF_MEM_TLB_L2;
-		if (source & PEBS_DSE_LOCKED)
-			src.mem_lock = PERF_MEM_LOCK_LOCKED;
-		/* No blocking information before Sapphire Rapids. */
-		src.mem_blk = PERF_MEM_BLK_NA;
 	}
 	return src.val;
 }
@@ -701,19 +799,45 @@ static void pebs_time(struct perf_event *event, struct perf_sample_data *data,
 }
 
 /*
- * A memory event's data address and source, and a load latency event's
- * latency as the sample's weight, as the sample asks.
+ * The sample's weight from a record's @latency: the whole of it (format
+ * 3's load latency, format 4's memory group field) for
+ * PERF_SAMPLE_WEIGHT and its low half for the weight's var1_dw; on
+ * Golden Cove the cache access's latency, with the instruction's in
+ * var2_w of PERF_SAMPLE_WEIGHT_STRUCT, as upstream.
+ */
+static void pebs_weight(struct perf_event *event, struct perf_sample_data *data,
+			u64 latency)
+{
+	u64 st = event->attr.sample_type, instr = 0;
+
+	if (!(st & PERF_SAMPLE_WEIGHT_TYPE))
+		return;
+	if (pebs_glc) {
+		instr = PEBS_INSTR_LATENCY(latency);
+		latency = PEBS_CACHE_LATENCY(latency);
+	}
+	data->weight.full = 0;
+	if (st & PERF_SAMPLE_WEIGHT) {
+		data->weight.full = latency;
+	} else {
+		data->weight.var1_dw = (u32)latency;
+		data->weight.var2_w = instr;
+	}
+	data->sample_flags |= PERF_SAMPLE_WEIGHT_TYPE;
+}
+
+/*
+ * A memory event's data address and source, and a latency as the
+ * sample's weight (format 3: a load latency event's), as the sample
+ * asks.
  */
 static void pebs_mem(struct perf_event *event, struct perf_sample_data *data,
-		     u64 addr, u64 source, u32 latency)
+		     u64 addr, u64 source, u64 latency, bool weighs)
 {
 	u64 st = event->attr.sample_type;
 
-	if ((event->hw.flags & X86_EVENT_PRECISE_LAT) &&
-	    (st & PERF_SAMPLE_WEIGHT_TYPE)) {
-		data->weight.full = latency;
-		data->sample_flags |= PERF_SAMPLE_WEIGHT_TYPE;
-	}
+	if (weighs)
+		pebs_weight(event, data, latency);
 
 	if (st & (PERF_SAMPLE_ADDR | PERF_SAMPLE_PHYS_ADDR |
 		  PERF_SAMPLE_DATA_PAGE_SIZE)) {
@@ -784,7 +908,8 @@ static void pebs_fill(struct perf_event *event, struct perf_sample_data *data,
 	pebs_ip(regs, exact ? r->event_ip : r->ip, r->flags, exact);
 	if (st & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_REGS_USER))
 		pebs_regs(regs, &r->ax, pebs_rec_regs);
-	pebs_mem(event, data, r->addr, r->source, r->latency);
+	pebs_mem(event, data, r->addr, r->source, r->latency,
+		 event->hw.flags & X86_EVENT_PRECISE_LAT);
 	/* The callchain of the interrupted context, as upstream's. */
 	if (st & PERF_SAMPLE_CALLCHAIN)
 		perf_sample_save_callchain(data, event, (struct pt_regs *)iregs);
@@ -823,7 +948,8 @@ static void pebs_fill_icl(struct perf_event *event,
 	if (g && (st & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_REGS_USER)))
 		pebs_regs(regs, &g->ax, pebs_gprs_regs);
 	if (mem)
-		pebs_mem(event, data, mem->address, mem->aux, mem->mem_latency);
+		pebs_mem(event, data, mem->address, mem->aux, mem->mem_latency,
+			 true);
 	if (groups & PEBS_DATACFG_XMMS) {
 		const struct pebs_xmm *x = next;
 
@@ -920,10 +1046,18 @@ NOKPROBE_SYMBOL(intel_pebs_drain);
  */
 X86_EVENT_STR(pebs_mem_loads, "mem-loads", "event=0xcd,umask=0x1,ldlat=3");
 X86_EVENT_STR(pebs_mem_stores, "mem-stores", "event=0xd0,umask=0x82");
+/* Golden Cove's mem-stores is its store latency event. */
+X86_EVENT_STR(pebs_mem_stores_glc, "mem-stores", "event=0xcd,umask=0x2");
 
 static struct attribute *pebs_events[] __initdata = {
 	&pebs_mem_loads.attr.attr,
 	&pebs_mem_stores.attr.attr,
+	NULL,
+};
+
+static struct attribute *pebs_events_glc[] __initdata = {
+	&pebs_mem_loads.attr.attr,
+	&pebs_mem_stores_glc.attr.attr,
 	NULL,
 };
 
@@ -935,7 +1069,7 @@ static struct attribute *pebs_events[] __initdata = {
  */
 struct attribute ** __init intel_pebs_events(void)
 {
-	return pebs_events;
+	return pebs_glc ? pebs_events_glc : pebs_events;
 }
 
 /**
@@ -960,11 +1094,14 @@ int __init intel_pebs_probe(const struct intel_model *m, u64 caps, u64 gp,
 	if (format == PEBS_FORMAT_SKL) {
 		pebs_counters_all = gp & PEBS_SKL_COUNTERS;
 		v->precise_constraint = intel_pebs_constraint;
-	} else if (format == PEBS_FORMAT_ICL && (caps & PEBS_CAP_BASELINE)) {
+	} else if (format >= PEBS_FORMAT_ICL && format <= PEBS_FORMAT_LAST &&
+		   (caps & PEBS_CAP_BASELINE)) {
 		/* Every counter but fixed counter 3's topdown slots. */
 		pebs_counters_all = gp | (v->counters & X86_FIXED_MASK &
 			GENMASK_ULL(X86_ASSIGN_FIXED_BASE + 2, X86_ASSIGN_FIXED_BASE));
-		v->precise_constraint = intel_pebs_constraint_icl;
+		pebs_glc = intel_model_glc_pebs(m);
+		v->precise_constraint = pebs_glc ? intel_pebs_constraint_glc :
+						   intel_pebs_constraint_icl;
 		v->extended_regs = true;
 		pebs_lbr_nr = v->branches;
 	} else {
@@ -975,7 +1112,9 @@ int __init intel_pebs_probe(const struct intel_model *m, u64 caps, u64 gp,
 	pebs_ldlat = intel_rsp_ldlat_probe();
 	pebs_src_pmem = boot_cpu_data.x86_vfm == INTEL_SKYLAKE_X ||
 			boot_cpu_data.x86_vfm == INTEL_ICELAKE_X ||
-			boot_cpu_data.x86_vfm == INTEL_ICELAKE_D;
+			boot_cpu_data.x86_vfm == INTEL_ICELAKE_D ||
+			boot_cpu_data.x86_vfm == INTEL_SAPPHIRERAPIDS_X ||
+			boot_cpu_data.x86_vfm == INTEL_EMERALDRAPIDS_X;
 	pebs_width_mask = GENMASK_ULL(v->width - 1, 0);
 	pebs_next_sched_task = v->sched_task;
 	v->sched_task = intel_pebs_sched_task;

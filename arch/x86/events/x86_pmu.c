@@ -244,6 +244,8 @@ static bool x86_set_period(struct perf_event *event)
 	/* A counter one event short of the wrap may miss it. */
 	if (left < 2)
 		left = 2;
+	if ((hwc->flags & X86_EVENT_PDIST) && left < X86_PDIST_MIN_PERIOD)
+		left = X86_PDIST_MIN_PERIOD;
 
 	local64_set(&hwc->prev_count, (u64)-left);
 	/*
@@ -327,7 +329,7 @@ static u64 x86_event_counters(struct perf_event *event)
 	if (event->hw.flags & X86_EVENT_BTS)
 		return BIT_ULL(X86_BTS_IDX);
 	if (event->hw.flags & X86_EVENT_PRECISE)
-		return v->precise_constraint(v, event->hw.config) &
+		return v->precise_constraint(v, event) &
 		       v->precise_counters & v->counters;
 	return v->constraint(v, event->hw.config) & v->counters;
 }

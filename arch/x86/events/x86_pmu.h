@@ -39,6 +39,16 @@
 #define X86_EVENT_PRECISE_ST	BIT(4)
 /* A precise load latency event: its records give latencies and sources. */
 #define X86_EVENT_PRECISE_LAT	BIT(7)
+/* A precise store latency event (Golden Cove's): the same for stores. */
+#define X86_EVENT_PRECISE_STLAT	BIT(10)
+
+/*
+ * hw.flags of a precise event on a counter with precise distribution
+ * (Sapphire Rapids' PDist, general counter 0): the counter must start at
+ * least X86_PDIST_MIN_PERIOD events from its wrap.
+ */
+#define X86_EVENT_PDIST		BIT(9)
+#define X86_PDIST_MIN_PERIOD	128
 
 /*
  * hw.flags of a precise event whose counter the CPU reloads with
@@ -150,8 +160,9 @@
  * @max_precise: the highest attr.precise_ip the vendor takes
  *	(caps/max_precise); 0: no precise events (-EOPNOTSUPP)
  * @precise_counters: the counters precise events may count on
- * @precise_constraint: which of those a precise event's config may use
- *	(its rules replace @constraint's for precise events)
+ * @precise_constraint: which of those a precise event may use, by its
+ *	hw.config and attr.precise_ip (its rules replace @constraint's for
+ *	precise events)
  * @extended_regs: precise events' samples may have the XMM registers
  *	(PERF_PMU_CAP_EXTENDED_REGS), which the records give
  * @drain: turn the records the vendor's buffer holds into samples
@@ -219,7 +230,8 @@ struct x86_vendor {
 	size_t task_data_size;
 	int max_precise;
 	u64 precise_counters;
-	u64 (*precise_constraint)(const struct x86_vendor *v, u64 config);
+	u64 (*precise_constraint)(const struct x86_vendor *v,
+				  const struct perf_event *event);
 	bool extended_regs;
 	void (*drain)(struct pt_regs *iregs);
 	int (*trace_pmi)(void);

@@ -519,8 +519,8 @@ TEST(cache_events_follow_the_model)
 
 /*
  * events/ and format/, file by file, as upstream shows them on the model
- * (the emulated CPUs have no SMT, no TSX and no PEBS): every file and
- * nothing else, with its exact bytes.
+ * (the emulated CPUs have no SMT and no TSX; PEBS's files are checked
+ * below): every file and nothing else, with its exact bytes.
  */
 struct sysfs_file {
 	const char *kind;	/* the model, or NULL: all of them */
@@ -557,11 +557,29 @@ static const struct sysfs_file model_files[] = {
 	{ NULL, "format/frontend", "config1:0-23\n" },
 };
 
-/* The events/ files upstream adds where the core has PEBS. */
+/*
+ * The events/ files upstream adds where the core has PEBS: Golden Cove's
+ * mem-stores is its store latency event.
+ */
 static const struct sysfs_file pebs_files[] = {
 	{ NULL, CPU_PMU "events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n" },
-	{ NULL, CPU_PMU "events/mem-stores", "event=0xd0,umask=0x82\n" },
+	{ "skx", CPU_PMU "events/mem-stores", "event=0xd0,umask=0x82\n" },
+	{ "icx", CPU_PMU "events/mem-stores", "event=0xd0,umask=0x82\n" },
+	{ "spr", CPU_PMU "events/mem-stores", "event=0xcd,umask=0x2\n" },
 };
+
+/* Whether pebs_files' @f is for model @m (or, elsewhere, names its file). */
+static bool pebs_file_of(const struct sysfs_file *f, const struct model *m)
+{
+	return !f->kind || !strcmp(f->kind, m->kind);
+}
+
+/* Whether the emulated model has PEBS. */
+static bool model_has_pebs(const struct model *m)
+{
+	return !strcmp(m->kind, "skx") || !strcmp(m->kind, "icx") ||
+	       !strcmp(m->kind, "spr");
+}
 
 TEST(events_and_formats_follow_the_model)
 {
@@ -592,14 +610,15 @@ TEST(events_and_formats_follow_the_model)
 	if (m->slots)
 		events += 1 + m->metrics;
 	for (f = pebs_files; f < pebs_files + ARRAY_SIZE(pebs_files); f++)
-		events += !access(f->path, F_OK);
+		events += pebs_file_of(f, m) && !access(f->path, F_OK);
 	EXPECT_EQ(events, count_files(CPU_PMU "events"));
 	EXPECT_EQ(formats, count_files(CPU_PMU "format"));
 }
 
 /*
  * The perf tool's mem-loads and mem-stores, where the emulated core has
- * PEBS (Skylake-SP, Ice Lake-SP), as upstream's; nowhere else.
+ * PEBS (Skylake-SP, Ice Lake-SP, Sapphire Rapids), as upstream's;
+ * nowhere else.
  */
 TEST(pebs_events_where_there_is_pebs)
 {
@@ -611,11 +630,13 @@ TEST(pebs_events_where_there_is_pebs)
 
 	if (!m)
 		SKIP(return, NO_MODEL);
-	pebs = !strcmp(m->kind, "skx") || !strcmp(m->kind, "icx");
+	pebs = model_has_pebs(m);
 	read_file_long(CPU_PMU "caps/max_precise", &precise);
 	if (kernel_is_ours() && pebs && !precise)
 		SKIP(return, "this kernel has no PEBS driver for the model yet (issue 34)");
 	for (f = pebs_files; f < pebs_files + ARRAY_SIZE(pebs_files); f++) {
+		if (pebs && !pebs_file_of(f, m))
+			continue;
 		if (!pebs) {
 			EXPECT_NE(0, access(f->path, F_OK)) TH_LOG("%s", f->path);
 			continue;

@@ -78,7 +78,7 @@ FIXTURE_SETUP(pebs)
 {
 	self->rate.saved = 0;
 	if (!pebs_model())
-		SKIP(return, "the emulated PEBS is Skylake-SP's, Ice Lake-SP's and Sapphire Rapids' (PMU=skx, icx, spr)");
+		SKIP(return, "the emulated PEBS is skx's, icx's and spr's");
 	if (kernel_is_ours() && precise_max() < 1)
 		SKIP(return, "this kernel has no PEBS driver yet (issue 34)");
 	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
@@ -671,8 +671,9 @@ TEST_F(pebs, branch_stacks_of_precise_samples)
  *
  * Sapphire Rapids' records also give the instruction's latency (the
  * emulation's: the cache latency and a cycle), the weight's var2_w
- * (PERF_SAMPLE_WEIGHT_STRUCT; 0 on the others), and its drivers take mem-loads with a data source only in a
- * group with mem-loads-aux (event 0x03, unit mask 0x82).
+ * (PERF_SAMPLE_WEIGHT_STRUCT; 0 on the others), and its drivers take
+ * mem-loads with a data source only in a group with mem-loads-aux
+ * (event 0x03, unit mask 0x82).
  */
 #define WALK_BIG	(4 << 20)
 #define WALK_SMALL	1024
@@ -699,12 +700,12 @@ struct lat_run {
 
 #define MEM_LOADS_AUX	0x8203
 
-/* Open the mem-loads-aux leader Sapphire Rapids wants; -1 elsewhere. */
-static int mem_loads_aux(void)
+/* Open mem-loads-aux on PMU @type, a leader; its fd, or -errno. */
+static int mem_loads_aux_on(uint32_t type)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
-		.type = PERF_TYPE_RAW,
+		.type = type,
 		.config = MEM_LOADS_AUX,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
@@ -712,10 +713,14 @@ static int mem_loads_aux(void)
 	};
 	int fd;
 
-	if (!pmu_is("spr"))
-		return -1;
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	return fd < 0 ? -errno : fd;
+}
+
+/* Open the mem-loads-aux leader Sapphire Rapids wants; -1 elsewhere. */
+static int mem_loads_aux(void)
+{
+	return pmu_is("spr") ? mem_loads_aux_on(PERF_TYPE_RAW) : -1;
 }
 
 struct walk_arg {
@@ -838,9 +843,11 @@ out:
 /*
  * Sapphire Rapids: mem-loads sampling its data source must be in a group
  * with mem-loads-aux, else ENODATA (alone, or with another leader);
- * without the data source it opens alone.
+ * without the data source it opens alone.  (Alder Lake's cpu_core has
+ * the same rule, but the emulated one has no load latency register:
+ * mem-loads is ENXIO there on both kernels.)
  */
-TEST_F(pebs, mem_loads_aux_errnos)
+TEST(mem_loads_aux_errnos)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -856,21 +863,21 @@ TEST_F(pebs, mem_loads_aux_errnos)
 	int aux, other, fd;
 
 	if (!pmu_is("spr"))
-		SKIP(return, "only Sapphire Rapids' mem-loads need mem-loads-aux");
+		SKIP(return, "only Sapphire Rapids' mem-loads need mem-loads-aux here (PMU=spr)");
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	if (fd < 0 && errno == ENXIO && kernel_is_ours())
 		SKIP(return, "this kernel has no load latency events yet (issue 34)");
 	EXPECT_EQ(fd < 0 ? errno : 0, ENODATA);
 	if (fd >= 0)
 		close(fd);
-	other = pebs_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, 0, -1);
+	other = pebs_open(attr.type, 0x00c0, 0, 0, -1);
 	ASSERT_GE(other, 0);
 	fd = sys_perf_event_open(&attr, 0, -1, other, 0);
 	EXPECT_EQ(fd < 0 ? errno : 0, ENODATA);
 	if (fd >= 0)
 		close(fd);
 	close(other);
-	aux = mem_loads_aux();
+	aux = mem_loads_aux_on(attr.type);
 	ASSERT_GE(aux, 0);
 	fd = sys_perf_event_open(&attr, 0, -1, aux, 0);
 	EXPECT_GE(fd, 0);
@@ -882,6 +889,65 @@ TEST_F(pebs, mem_loads_aux_errnos)
 	EXPECT_GE(fd, 0);
 	if (fd >= 0)
 		close(fd);
+}
+
+/*
+ * Sapphire Rapids' precise distribution wants a period of 128 or more:
+ * precise_ip 3 with a fixed period below is refused (EINVAL), on counter
+ * 0's events and on instructions alike, at the open as at
+ * PERF_EVENT_IOC_PERIOD.  A frequency is no period: 100 Hz opens (the
+ * periods it leads to are lengthened).  precise_ip 2 takes any period.
+ */
+TEST_F(pebs, pdist_period_errnos)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.sample_period = 127,
+		.sample_type = PERF_SAMPLE_IP,
+		.precise_ip = 3,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	uint64_t p;
+	int fd;
+
+	if (!pmu_is("spr"))
+		SKIP(return, "only Sapphire Rapids' PDist has a shortest period (PMU=spr)");
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	EXPECT_EQ(fd < 0 ? errno : 0, EINVAL);
+	if (fd >= 0)
+		close(fd);
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	EXPECT_EQ(fd < 0 ? errno : 0, EINVAL);
+	if (fd >= 0)
+		close(fd);
+	attr.freq = 1;
+	attr.sample_freq = 100;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	EXPECT_GE(fd, 0);
+	if (fd >= 0)
+		close(fd);
+	attr.freq = 0;
+	attr.precise_ip = 2;
+	attr.sample_period = 100;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	EXPECT_GE(fd, 0);
+	if (fd >= 0)
+		close(fd);
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.precise_ip = 3;
+	attr.sample_period = 128;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	p = 100;
+	EXPECT_EQ(ioctl(fd, PERF_EVENT_IOC_PERIOD, &p) ? errno : 0, EINVAL);
+	p = 200;
+	EXPECT_EQ(ioctl(fd, PERF_EVENT_IOC_PERIOD, &p), 0);
+	close(fd);
 }
 
 /*
@@ -958,7 +1024,7 @@ TEST(no_pebs_elsewhere)
 
 	if (pebs_model() || pmu_is("none") ||
 	    access("/sys/bus/event_source/devices/cpu/type", F_OK))
-		SKIP(return, "PMU=skx, icx and spr have PEBS; the others have a \"cpu\" PMU without");
+		SKIP(return, "PMU=skx, icx, spr have PEBS; the others a \"cpu\" PMU without");
 	EXPECT_EQ(precise_max(), 0);
 	err = pebs_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, 1, -1);
 	if (err >= 0)
