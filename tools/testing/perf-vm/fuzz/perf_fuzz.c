@@ -1870,11 +1870,12 @@ static void gen_precise_event(struct rng *r, struct perf_event_attr *a)
 	};
 	/*
 	 * Loads and stores retired, loads that hit L1, INST_RETIRED.PREC_DIST
-	 * (both encodings), cycles' forms, reference cycles, load latency.
+	 * (both encodings), cycles' forms, reference cycles, load latency,
+	 * Golden Cove's store latency and mem-loads-aux.
 	 */
 	static const uint64_t raw[] = {
 		0x81d0, 0x82d0, 0x01d1, 0x1c0, 0x0100, 0x108000c0, 0x108001c0,
-		0x10000c4, 0x0300, 0x01cd,
+		0x10000c4, 0x0300, 0x01cd, 0x02cd, 0x8203,
 	};
 	static const uint64_t periods[] = { 97, 1000, 10007, 100000 };
 
@@ -1907,6 +1908,9 @@ static void gen_precise_event(struct rng *r, struct perf_event_attr *a)
 	}
 	if (a->sample_type & PERF_SAMPLE_BRANCH_STACK)
 		a->branch_sample_type = gen_branch_filter(r);
+	/* The weight's two forms (Golden Cove splits the latency in it). */
+	if ((a->sample_type & PERF_SAMPLE_WEIGHT) && one_in(r, 2))
+		a->sample_type ^= PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT;
 }
 
 /* One deliberate mistake in an otherwise plausible attribute. */
