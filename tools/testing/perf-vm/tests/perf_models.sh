@@ -12,9 +12,9 @@
 # branch stacks and call stacks from the LBR (the architectural one on
 # Sapphire Rapids and Alder Lake); on Skylake, Ice Lake and Sapphire
 # Rapids -e cycles:pp precise samples from PEBS, perf mem and perf c2c
-# the loads' latencies and sources; on Skylake and Ice Lake -e
-# intel_bts//u a branch trace through the AUX area and -e branches:u -c
-# 1 a sample of every branch.  On the AMD model
+# the loads' latencies and sources, -e intel_bts//u a branch trace
+# through the AUX area and -e branches:u -c 1 a sample of every branch.
+# On the AMD model
 # (PERFTEST_PMU=amd),
 # perf record -b takes branch stacks from LBR v2, cycles:pp, -e ibs_op//
 # and ibs_fetch// sample through IBS, and perf mem and perf c2c take the
@@ -141,7 +141,7 @@ precise_checks() {
 	result $? "report: the loop" p.out
 }
 
-# Branch trace store (skx, icx): perf record -e intel_bts//u, a trace
+# Branch trace store (skx, icx, spr): perf record -e intel_bts//u, a trace
 # through the AUX area, perf script decoding it.
 bts_checks() {
 	if [ ! -d "$pmus/intel_bts" ]; then
@@ -364,5 +364,5 @@ if [ "$pmu" = icx ] || [ "$pmu" = spr ]; then
 	precise_checks
 	mem_checks
 fi
-[ "$pmu" = icx ] && bts_checks
+{ [ "$pmu" = icx ] || [ "$pmu" = spr ]; } && bts_checks
 tap_done
