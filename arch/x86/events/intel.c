@@ -242,7 +242,7 @@ static int intel_hw_config(const struct x86_vendor *v, struct perf_event *event)
 			return err;
 	}
 	if (v->max_precise) {
-		err = intel_pebs_config(event);
+		err = intel_pebs_config(v, event);
 		if (err)
 			return err;
 	}
@@ -825,8 +825,11 @@ static void __init intel_type_init(struct intel_type *it, struct x86_vendor *v,
 		intel_lbr_probe(model, caps, v);
 		it->has_pebs = intel_pebs_probe(model, caps, it->gp, v);
 		if (it->has_pebs) {
-			intel_add_attrs(it->event_files, ARRAY_SIZE(it->event_files),
-					intel_pebs_events());
+			/* A hybrid model's files hold mem-loads and mem-stores. */
+			if (!intel_model_hybrid_events(model))
+				intel_add_attrs(it->event_files,
+						ARRAY_SIZE(it->event_files),
+						intel_pebs_events(model));
 			/* The debug store PEBS sets up serves BTS too. */
 			intel_bts_probe(v);
 		}
@@ -878,16 +881,17 @@ static void __init intel_hybrid_init(struct x86_vendor *v,
 		core_gp = gp;
 		core_fixed = fixed;
 	}
+	/* The core types first: the PEBS probe tells them apart by it. */
+	v[0].pmu_name = "cpu_core";
+	v[0].core_type = INTEL_CORE_TYPE_CORE;
+	v[1].pmu_name = "cpu_atom";
+	v[1].core_type = INTEL_CORE_TYPE_ATOM;
 	/* Upstream takes PERF_METRICS as there on every P-core. */
 	intel_type_init(&intel_types[0], &v[0], model, core_gp,
 			core_fixed & X86_FIXED_MASK, eax, ebx,
 			caps | BIT_ULL(PERF_CAP_METRICS_IDX));
 	intel_type_init(&intel_types[1], &v[1], intel_model_atom(model), gp,
 			fixed, eax, ebx, caps & ~BIT_ULL(PERF_CAP_METRICS_IDX));
-	v[0].pmu_name = "cpu_core";
-	v[0].core_type = INTEL_CORE_TYPE_CORE;
-	v[1].pmu_name = "cpu_atom";
-	v[1].core_type = INTEL_CORE_TYPE_ATOM;
 }
 
 /**

@@ -499,6 +499,9 @@ static struct attribute *adl_atom_events[] = {
  * @glc_pebs: the PEBS is Golden Cove's: its constraints, PDist on
  *	general counter 0, the store latency event, records whose latency
  *	is split into the instruction's and the cache access's
+ * @grt_pebs: the PEBS is Gracemont's (Alder Lake's E-cores): its
+ *	constraints, reduced skid on general counter 0, its latency events
+ *	and data sources, split latencies
  * @mem_loads_aux: the load latency event gives its data source only in
  *	a group with mem-loads-aux (upstream's PMU_FL_MEM_LOADS_AUX)
  */
@@ -519,6 +522,7 @@ struct intel_model {
 	u8 lbr;
 	u8 precise;
 	bool glc_pebs;
+	bool grt_pebs;
 	bool mem_loads_aux;
 };
 
@@ -550,6 +554,8 @@ static const struct intel_model alderlake_atom = {
 	.ref_cycles_p = true,
 	.format = grt_format,
 	.hybrid_events = true,
+	.precise = 3,
+	.grt_pebs = true,
 };
 
 static const struct intel_model alderlake = {
@@ -564,6 +570,8 @@ static const struct intel_model alderlake = {
 	.ref_cycles_p = true,
 	.atom = &alderlake_atom,
 	.hybrid_events = true,
+	.precise = 3,
+	.glc_pebs = true,
 	.mem_loads_aux = true,
 };
 
@@ -841,6 +849,17 @@ int intel_model_precise(const struct intel_model *m)
 bool intel_model_glc_pebs(const struct intel_model *m)
 {
 	return m->glc_pebs;
+}
+
+/**
+ * intel_model_grt_pebs - whether the model's PEBS is Gracemont's
+ * @m: the model (a hybrid part's E-core tables)
+ *
+ * Return: true for Alder Lake's E-cores' (intel_pebs.c).
+ */
+bool intel_model_grt_pebs(const struct intel_model *m)
+{
+	return m->grt_pebs;
 }
 
 /**

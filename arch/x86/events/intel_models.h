@@ -32,6 +32,7 @@ u64 intel_model_rsp(const struct intel_model *m, int i, u64 *valid);
 int intel_model_lbr(const struct intel_model *m);
 int intel_model_precise(const struct intel_model *m);
 bool intel_model_glc_pebs(const struct intel_model *m);
+bool intel_model_grt_pebs(const struct intel_model *m);
 bool intel_model_mem_loads_aux(const struct intel_model *m);
 
 #endif

@@ -77,6 +77,15 @@
  * memory group's latency is split into the instruction's (the weight's
  * var2_w) and the cache access's (the weight).
  *
+ * Alder Lake's two core types each have their own rules: its P-cores
+ * are Golden Cove's (format 4 there), its E-cores Gracemont's, whose
+ * latency events are MEM_UOPS_RETIRED.LOAD_LATENCY (counters 0 and 1)
+ * and .STORE_LATENCY, whose precise_ip 3 is reduced skid on general
+ * counter 0 (fixed counter 0 for instructions), and whose data sources
+ * have a table of their own.  As upstream's flags are the part's, the
+ * E-cores' latencies are split too, and their precise_ip 3 wants the
+ * same period.
+ *
  * Not here: the older record formats, PEBS on fixed counter 3 (the
  * topdown slots, which do not sample here), and guests' PEBS.
  *
@@ -149,6 +158,9 @@
 /* Golden Cove's memory group latency: the cache access's, bits 47:32. */
 #define PEBS_CACHE_LATENCY(l)	(((l) >> 32) & 0xffff)
 #define PEBS_INSTR_LATENCY(l)	((l) & 0xffff)
+/* Gracemont's latency events: MEM_UOPS_RETIRED.LOAD_LATENCY, .STORE_ */
+#define PEBS_GRT_LOAD_LATENCY	0x05d0ULL
+#define PEBS_GRT_STORE_LATENCY	0x06d0ULL
 
 #define PEBS_SRC(a, b)		PERF_MEM_S(a, b)
 #define PEBS_LOAD_HIT		(PEBS_SRC(OP, LOAD) | PEBS_SRC(LVL, HIT))
@@ -177,6 +189,34 @@ static const u64 pebs_src[16] = {
 		PEBS_SRC(SNOOPX, FWD),
 	PEBS_LOAD_HIT | PEBS_LVL(ANY_CACHE) | PEBS_SRC(REMOTE, REMOTE) |
 		PEBS_SRC(SNOOP, HITM),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, IO) | PEBS_LVL(NA) | PEBS_SRC(SNOOP, NONE),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, UNC) | PEBS_LVL(NA) | PEBS_SRC(SNOOP, NONE),
+};
+
+/*
+ * Gracemont's data sources, as upstream decodes them: Sandy Bridge's
+ * table (L3 hits by their snoop, then L3 misses: a remote cache, local
+ * or remote memory) with its own L3 snoop entries 5, 6 and 8.
+ */
+static const u64 pebs_src_grt[16] = {
+	PEBS_SRC(OP, LOAD) | PEBS_SRC(LVL, MISS) | PEBS_LVL(L3) | PEBS_SRC(SNOOP, NA),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L1) | PEBS_LVL(L1) | PEBS_SRC(SNOOP, NONE),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, LFB) | PEBS_LVL(LFB) | PEBS_SRC(SNOOP, NONE),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L2) | PEBS_LVL(L2) | PEBS_SRC(SNOOP, NONE),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L3) | PEBS_LVL(L3) | PEBS_SRC(SNOOP, NONE),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L3) | PEBS_LVL(L3) | PEBS_SRC(SNOOP, HIT),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L3) | PEBS_LVL(L3) | PEBS_SRC(SNOOP, HITM),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L3) | PEBS_LVL(L3) | PEBS_SRC(SNOOP, HITM),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, L3) | PEBS_LVL(L3) | PEBS_SRC(SNOOPX, FWD),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, REM_CCE1) | PEBS_SRC(REMOTE, REMOTE) |
+		PEBS_LVL(L3) | PEBS_SRC(SNOOP, HITM),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, LOC_RAM) | PEBS_LVL(RAM) | PEBS_SRC(SNOOP, HIT),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, REM_RAM1) | PEBS_SRC(REMOTE, REMOTE) |
+		PEBS_LVL(L3) | PEBS_SRC(SNOOP, HIT),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, LOC_RAM) | PEBS_LVL(RAM) |
+		PEBS_SRC(SNOOP, NONE) | PEBS_SRC(SNOOP, MISS),
+	PEBS_LOAD_HIT | PEBS_SRC(LVL, REM_RAM1) | PEBS_LVL(RAM) |
+		PEBS_SRC(REMOTE, REMOTE) | PEBS_SRC(SNOOP, NONE) | PEBS_SRC(SNOOP, MISS),
 	PEBS_LOAD_HIT | PEBS_SRC(LVL, IO) | PEBS_LVL(NA) | PEBS_SRC(SNOOP, NONE),
 	PEBS_LOAD_HIT | PEBS_SRC(LVL, UNC) | PEBS_LVL(NA) | PEBS_SRC(SNOOP, NONE),
 };
@@ -247,7 +287,33 @@ static u64 pebs_counters_all __ro_after_init;	/* those with PEBS */
 static int pebs_lbr_nr __ro_after_init;	/* the LBR's depth, or 0 */
 static bool pebs_src_pmem __ro_after_init;	/* a server's sources 8, 9 */
 static bool pebs_ldlat __ro_after_init;	/* the load latency register */
-static bool pebs_glc __ro_after_init;	/* Golden Cove's PEBS */
+/* Golden Cove's or Gracemont's cores: split latencies, PDist's period. */
+static bool pebs_split __ro_after_init;
+
+/* The rules a core type's precise events follow. */
+enum pebs_core {
+	PEBS_CORE_SKL,		/* Skylake's format 3 */
+	PEBS_CORE_ICL,		/* Ice Lake's adaptive records */
+	PEBS_CORE_GLC,		/* Golden Cove's */
+	PEBS_CORE_GRT,		/* Gracemont's */
+};
+
+/* Each core type's rules, by its x86_vendor.core_type (two when hybrid). */
+static struct {
+	u8 core_type;
+	u8 core;
+} pebs_types[2] __ro_after_init;
+static int pebs_ntypes __ro_after_init;
+
+static enum pebs_core pebs_core_of(const struct x86_vendor *v)
+{
+	int i;
+
+	for (i = 0; i < pebs_ntypes; i++)
+		if (pebs_types[i].core_type == v->core_type)
+			return pebs_types[i].core;
+	return PEBS_CORE_SKL;
+}
 
 static DEFINE_PER_CPU(struct page *, pebs_pages);
 
@@ -364,8 +430,11 @@ static int pebs_reserve(void)
 	return err;
 }
 
-/* The memory access an event counts, where its records say. */
-static u32 pebs_mem_kind(u64 code)
+/*
+ * The memory access an event counts on a core with the rules of @core,
+ * where its records say.  Gracemont's say it of its latency events only.
+ */
+static u32 pebs_mem_kind(u64 code, enum pebs_core core)
 {
 	u32 event = code & 0xff, umask = (code >> 8) & 0xff;
 	u32 last = pebs_format < PEBS_FORMAT_ICL ? 0xd3 : 0xd4;
@@ -373,10 +442,17 @@ static u32 pebs_mem_kind(u64 code)
 	/* No edge, inverse, threshold or AnyThread. */
 	if (code & ~0xffffULL)
 		return 0;
+	if (core == PEBS_CORE_GRT) {
+		if (code == PEBS_GRT_LOAD_LATENCY)
+			return pebs_ldlat ? X86_EVENT_PRECISE_LAT | X86_EVENT_PRECISE_GRT : 0;
+		if (code == PEBS_GRT_STORE_LATENCY)
+			return X86_EVENT_PRECISE_STLAT | X86_EVENT_PRECISE_GRT;
+		return 0;
+	}
 	if (code == PEBS_LOAD_LATENCY)
 		return pebs_ldlat ? X86_EVENT_PRECISE_LAT : 0;
 	if (code == PEBS_STORE_LATENCY)
-		return pebs_glc ? X86_EVENT_PRECISE_STLAT : 0;
+		return core == PEBS_CORE_GLC ? X86_EVENT_PRECISE_STLAT : 0;
 	/*
 	 * MEM_LOAD_RETIRED, MEM_LOAD_L3_HIT_RETIRED, _L3_MISS_RETIRED, and
 	 * from Ice Lake MEM_LOAD_MISC_RETIRED.
@@ -457,7 +533,7 @@ static u64 pebs_groups(const struct perf_event *event)
  * Return: 0, -EINVAL for too short a period, or -ENOMEM when the
  * buffers cannot be had.
  */
-int intel_pebs_config(struct perf_event *event)
+int intel_pebs_config(const struct x86_vendor *v, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	u64 code = hwc->config & X86_RAW_EVENT_MASK;
@@ -465,7 +541,7 @@ int intel_pebs_config(struct perf_event *event)
 
 	if (!event->attr.precise_ip)
 		return 0;
-	if (pebs_glc && event->attr.precise_ip == 3) {
+	if (pebs_split && event->attr.precise_ip == 3) {
 		if (!event->attr.freq &&
 		    event->attr.sample_period < X86_PDIST_MIN_PERIOD)
 			return -EINVAL;
@@ -489,7 +565,7 @@ int intel_pebs_config(struct perf_event *event)
 		return -EINVAL;
 precise:
 	hwc->config &= ~ARCH_PERFMON_EVENTSEL_INT;
-	hwc->flags |= X86_EVENT_PRECISE | pebs_mem_kind(code);
+	hwc->flags |= X86_EVENT_PRECISE | pebs_mem_kind(code, pebs_core_of(v));
 	/*
 	 * A fixed period: the CPU reloads the counter.  Unless a wakeup
 	 * comes every so many samples (they must be seen as they come).
@@ -569,6 +645,27 @@ static u64 intel_pebs_constraint_glc(const struct x86_vendor *v,
 	else
 		mask = v->constraint(v, config);
 	return ppp ? mask & BIT_ULL(0) : mask;
+}
+
+/*
+ * Gracemont's, as upstream's table and its rules for precise_ip 3 say:
+ * the load latency event on general counters 0 and 1, the store latency
+ * event on 0 to 5; any other where it counts.  precise_ip 3 is reduced
+ * skid: general counter 0, and fixed counter 0 for instructions.
+ */
+static u64 intel_pebs_constraint_grt(const struct x86_vendor *v,
+				     const struct perf_event *ev)
+{
+	u64 config = ev->hw.config, code = config & X86_RAW_EVENT_MASK;
+
+	if (ev->attr.precise_ip == 3)
+		return BIT_ULL(0) | (code == PEBS_INSTRUCTIONS ?
+				     BIT_ULL(X86_ASSIGN_FIXED_BASE) : 0);
+	if (code == PEBS_GRT_LOAD_LATENCY)
+		return GENMASK_ULL(1, 0);
+	if (code == PEBS_GRT_STORE_LATENCY)
+		return GENMASK_ULL(5, 0);
+	return v->constraint(v, config);
 }
 
 /* The debug store's slot of counter @idx's reset value. */
@@ -737,6 +834,31 @@ void perf_restore_debug_store(void)
 }
 
 /*
+ * A Gracemont latency event's data source, as upstream decodes it: its
+ * table, the STLB and lock bits (upstream takes the lock bit for the
+ * STLB's and the STLB's for the lock's, and so do we), a load blocked by
+ * a store's data.
+ */
+static u64 pebs_lat_src_grt(const struct perf_event *event, u64 source)
+{
+	union perf_mem_data_src src;
+
+	src.val = pebs_src_grt[source & PEBS_DSE_SOURCE];
+	if (source & PEBS_DSE_LOCKED)
+		src.mem_dtlb = PERF_MEM_TLB_MISS | PERF_MEM_TLB_L2;
+	else
+		src.mem_dtlb = PERF_MEM_TLB_HIT | PERF_MEM_TLB_L1 |
+			       PERF_MEM_TLB_L2;
+	if (source & PEBS_DSE_STLB_MISS)
+		src.mem_lock = PERF_MEM_LOCK_LOCKED;
+	src.mem_blk = (source & PEBS_DSE_DATA_BLK) ? PERF_MEM_BLK_DATA :
+						     PERF_MEM_BLK_NA;
+	if (event->hw.flags & X86_EVENT_PRECISE_STLAT)
+		src.mem_op = PERF_MEM_OP_STORE;
+	return src.val;
+}
+
+/*
  * A latency event's data source: where the data was (by the model's
  * table), the STLB, the lock; on Golden Cove, what blocked a load.
  */
@@ -744,6 +866,8 @@ static u64 pebs_lat_src(const struct perf_event *event, u64 source)
 {
 	union perf_mem_data_src src;
 
+	if (event->hw.flags & X86_EVENT_PRECISE_GRT)
+		return pebs_lat_src_grt(event, source);
 	src.val = pebs_src[source & PEBS_DSE_SOURCE];
 	if (pebs_src_pmem && (source & 0xe) == 0x8)
 		src.mem_lvl_num = PERF_MEM_LVLNUM_PMEM;
@@ -758,7 +882,7 @@ static u64 pebs_lat_src(const struct perf_event *event, u64 source)
 	src.mem_blk = PERF_MEM_BLK_NA;
 	if (event->hw.flags & X86_EVENT_PRECISE_STLAT) {
 		src.mem_op = PERF_MEM_OP_STORE;
-	} else if (pebs_glc && (source & (PEBS_DSE_DATA_BLK | PEBS_DSE_ADDR_BLK))) {
+	} else if (pebs_split && (source & (PEBS_DSE_DATA_BLK | PEBS_DSE_ADDR_BLK))) {
 		src.mem_blk = 0;
 		if (source & PEBS_DSE_DATA_BLK)
 			src.mem_blk |= PERF_MEM_BLK_DATA;
@@ -812,7 +936,7 @@ static void pebs_weight(struct perf_event *event, struct perf_sample_data *data,
 
 	if (!(st & PERF_SAMPLE_WEIGHT_TYPE))
 		return;
-	if (pebs_glc) {
+	if (pebs_split) {
 		instr = PEBS_INSTR_LATENCY(latency);
 		latency = PEBS_CACHE_LATENCY(latency);
 	}
@@ -1063,13 +1187,14 @@ static struct attribute *pebs_events_glc[] __initdata = {
 
 /**
  * intel_pebs_events - the events/ files of a core with PEBS
+ * @m: the model's tables (not a hybrid one's: its files have them)
  *
  * Return: a NULL-terminated list, for a description whose max_precise
  * intel_pebs_probe() set.
  */
-struct attribute ** __init intel_pebs_events(void)
+struct attribute ** __init intel_pebs_events(const struct intel_model *m)
 {
-	return pebs_glc ? pebs_events_glc : pebs_events;
+	return intel_model_glc_pebs(m) ? pebs_events_glc : pebs_events;
 }
 
 /**
@@ -1087,26 +1212,37 @@ int __init intel_pebs_probe(const struct intel_model *m, u64 caps, u64 gp,
 			    struct x86_vendor *v)
 {
 	int precise = intel_model_precise(m), format = PEBS_CAP_FORMAT(caps);
+	enum pebs_core core;
+	u64 counters;
 
 	if (!precise || !boot_cpu_has(X86_FEATURE_PEBS) ||
-	    !boot_cpu_has(X86_FEATURE_DTES64) || !(caps & PEBS_CAP_TRAP))
+	    !boot_cpu_has(X86_FEATURE_DTES64) || !(caps & PEBS_CAP_TRAP) ||
+	    pebs_ntypes == ARRAY_SIZE(pebs_types))
 		return 0;
 	if (format == PEBS_FORMAT_SKL) {
-		pebs_counters_all = gp & PEBS_SKL_COUNTERS;
+		counters = gp & PEBS_SKL_COUNTERS;
+		core = PEBS_CORE_SKL;
 		v->precise_constraint = intel_pebs_constraint;
 	} else if (format >= PEBS_FORMAT_ICL && format <= PEBS_FORMAT_LAST &&
 		   (caps & PEBS_CAP_BASELINE)) {
 		/* Every counter but fixed counter 3's topdown slots. */
-		pebs_counters_all = gp | (v->counters & X86_FIXED_MASK &
+		counters = gp | (v->counters & X86_FIXED_MASK &
 			GENMASK_ULL(X86_ASSIGN_FIXED_BASE + 2, X86_ASSIGN_FIXED_BASE));
-		pebs_glc = intel_model_glc_pebs(m);
-		v->precise_constraint = pebs_glc ? intel_pebs_constraint_glc :
-						   intel_pebs_constraint_icl;
+		core = intel_model_glc_pebs(m) ? PEBS_CORE_GLC :
+		       intel_model_grt_pebs(m) ? PEBS_CORE_GRT : PEBS_CORE_ICL;
+		v->precise_constraint = core == PEBS_CORE_GLC ? intel_pebs_constraint_glc :
+					core == PEBS_CORE_GRT ? intel_pebs_constraint_grt :
+								intel_pebs_constraint_icl;
 		v->extended_regs = true;
 		pebs_lbr_nr = v->branches;
 	} else {
 		return 0;
 	}
+	pebs_types[pebs_ntypes].core_type = v->core_type;
+	pebs_types[pebs_ntypes++].core = core;
+	pebs_split |= core == PEBS_CORE_GLC || core == PEBS_CORE_GRT;
+	/* The threshold leaves room for a record per counter of either type. */
+	pebs_counters_all |= counters;
 	pebs_format = format;
 	pebs_present = true;
 	pebs_ldlat = intel_rsp_ldlat_probe();
@@ -1119,7 +1255,7 @@ int __init intel_pebs_probe(const struct intel_model *m, u64 caps, u64 gp,
 	pebs_next_sched_task = v->sched_task;
 	v->sched_task = intel_pebs_sched_task;
 	v->max_precise = precise;
-	v->precise_counters = pebs_counters_all;
+	v->precise_counters = counters;
 	v->drain = intel_pebs_drain;
 	return precise;
 }

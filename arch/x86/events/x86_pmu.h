@@ -41,6 +41,8 @@
 #define X86_EVENT_PRECISE_LAT	BIT(7)
 /* A precise store latency event (Golden Cove's): the same for stores. */
 #define X86_EVENT_PRECISE_STLAT	BIT(10)
+/* A latency event of a Gracemont core: its sources by that core's table. */
+#define X86_EVENT_PRECISE_GRT	BIT(11)
 
 /*
  * hw.flags of a precise event on a counter with precise distribution
