@@ -10,12 +10,10 @@
 # event per core type (cpu_core, cpu_atom) and takes topdown from the
 # P-cores.  On every Intel model perf record -b and --call-graph lbr take
 # branch stacks and call stacks from the LBR (the architectural one on
-# Sapphire Rapids and Alder Lake); on Skylake, Ice Lake and Sapphire
-# Rapids -e cycles:pp precise samples from PEBS, perf mem and perf c2c
-# the loads' latencies and sources, -e intel_bts//u a branch trace
-# through the AUX area and -e branches:u -c 1 a sample of every branch.
-# On the AMD model
-# (PERFTEST_PMU=amd),
+# Sapphire Rapids and Alder Lake), -e cycles:pp precise samples from
+# PEBS, perf mem and perf c2c the loads' latencies and sources, -e
+# intel_bts//u a branch trace through the AUX area and -e branches:u -c 1
+# a sample of every branch.  On the AMD model (PERFTEST_PMU=amd),
 # perf record -b takes branch stacks from LBR v2, cycles:pp, -e ibs_op//
 # and ibs_fetch// sample through IBS, and perf mem and perf c2c take the
 # loads' latencies and sources from it.  Prints TAP.
@@ -125,7 +123,7 @@ record_loop() {
 	result $? "script -F ip,sym: $hit of $all $2 samples in the loop" "$1.out"
 }
 
-# PEBS (skx, icx, spr): perf record -e cycles:ppu.
+# PEBS (skx, icx, spr, adl): perf record -e cycles:ppu.
 precise_checks() {
 	if [ "$(cat "$pmus/cpu/caps/max_precise" 2>/dev/null)" = 0 ]; then
 		case $(uname -r) in
@@ -141,7 +139,7 @@ precise_checks() {
 	result $? "report: the loop" p.out
 }
 
-# Branch trace store (skx, icx, spr): perf record -e intel_bts//u, a trace
+# Branch trace store (skx, icx, spr, adl): perf record -e intel_bts//u, a trace
 # through the AUX area, perf script decoding it.
 bts_checks() {
 	if [ ! -d "$pmus/intel_bts" ]; then
@@ -168,7 +166,7 @@ bts_checks() {
 	result $? "script: a sample of each of the loop's 999 taken branches" s.out
 }
 
-# perf mem (skx, icx, spr, amd): the loads of a walk over 16 MiB, each from local
+# perf mem (skx, icx, spr, adl, amd): the loads of a walk over 16 MiB, each from local
 # RAM in 200 cycles (the emulation's latency model).
 mem_checks() {
 	perf mem record -o m.data -- "$target" walk 4 >/dev/null 2>m.err
@@ -184,7 +182,7 @@ c2c_total() {
 	sed -n "s/^ *$2 *: *\([0-9]*\)\$/\1/p" "$1"
 }
 
-# perf c2c (skx, icx, spr, amd): the walk's loads come from local DRAM (on
+# perf c2c (skx, icx, spr, adl, amd): the walk's loads come from local DRAM (on
 # Intel all of them: the load latency event keeps those over 30 cycles;
 # IBS also tags cache hits), and there are stores.  No line is shared:
 # one task.
@@ -303,6 +301,9 @@ if [ "$pmu" = adl ]; then
 	within "stat: retiring:u a width-th of slots:u (per mille)" \
 		"$((${2:-0} * width * 1000 / (${1:-0} + 1)))" 960 1010 ev.out
 	lbr_checks
+	precise_checks
+	mem_checks
+	bts_checks
 	tap_done
 	exit
 fi
@@ -360,9 +361,7 @@ within "stat: retiring:u a width-th of slots:u (per mille)" \
 	"$((${2:-0} * width * 1000 / (${1:-0} + 1)))" 960 1010 ev.out
 
 lbr_checks
-if [ "$pmu" = icx ] || [ "$pmu" = spr ]; then
-	precise_checks
-	mem_checks
-fi
-{ [ "$pmu" = icx ] || [ "$pmu" = spr ]; } && bts_checks
+precise_checks
+mem_checks
+bts_checks
 tap_done

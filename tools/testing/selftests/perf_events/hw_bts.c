@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Branch trace store through the AUX area: the intel_bts PMU on the
- * emulated Skylake-SP, Ice Lake-SP and Sapphire Rapids (PERFTEST_PMU=skx,
- * icx, spr), whose
+ * emulated Skylake-SP, Ice Lake-SP, Sapphire Rapids and Alder Lake
+ * (PERFTEST_PMU=skx, icx, spr, adl), whose
  * branch trace store records every taken near branch of the traced
  * modes exactly (tools/testing/qemu-pmu/README).  The trace is a run of
  * 24-byte records (from, to, flags) in the AUX area, at the places the
@@ -56,7 +56,7 @@ extern const char bts_call[], bts_jmp[], bts_fn[], bts_next[], bts_jnz[];
 /* Whether the guest's CPU is one of the models with branch trace store. */
 static bool bts_model(void)
 {
-	return pmu_is("skx") || pmu_is("icx") || pmu_is("spr");
+	return pmu_is("skx") || pmu_is("icx") || pmu_is("spr") || pmu_is("adl");
 }
 
 /* An intel_bts event of this task, disabled; -errno. */
@@ -125,7 +125,7 @@ FIXTURE(bts) {
 FIXTURE_SETUP(bts)
 {
 	if (!bts_model())
-		SKIP(return, "no emulated branch trace store (PERFTEST_PMU=skx, icx or spr)");
+		SKIP(return, "no emulated branch trace store (PERFTEST_PMU=skx, icx, spr or adl)");
 	self->type = pmu_type("intel_bts");
 	if (self->type < 0)
 		SKIP(return, "no intel_bts PMU (issue 34: BTS on the AUX area)");
@@ -398,7 +398,10 @@ TEST(branch_samples_every_branch)
 	int fd;
 
 	if (!bts_model())
-		SKIP(return, "no emulated branch trace store (PERFTEST_PMU=skx, icx or spr)");
+		SKIP(return, "no emulated branch trace store (PERFTEST_PMU=skx, icx, spr or adl)");
+	/* Alder Lake: the event is the P-cores' PMU's; stay on one. */
+	if (pmu_is("adl"))
+		ASSERT_EQ(pin(0), 0);
 	branch_attr(&a, 1);
 	fd = sys_perf_event_open(&a, 0, -1, -1, 0);
 	if (fd < 0 && errno == EOPNOTSUPP && kernel_is_ours() &&

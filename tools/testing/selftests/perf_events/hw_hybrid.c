@@ -179,7 +179,8 @@ static const struct sysfs_file hybrid_files[] = {
 	{ NULL, "format/ldlat", "config1:0-15\n" },
 	{ "cpu_core", "format/frontend", "config1:0-23\n" },
 	{ NULL, "caps/pmu_name", "alderlake_hybrid\n" },
-	{ NULL, "caps/max_precise", "0\n" },
+	/* Both core types have PEBS with precise distribution. */
+	{ NULL, "caps/max_precise", "3\n" },
 };
 
 TEST(sysfs_per_core_type_as_upstream)

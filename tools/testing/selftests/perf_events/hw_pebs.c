@@ -2,8 +2,10 @@
 /*
  * Precise samples (attr.precise_ip) from PEBS on the emulated Skylake-SP
  * (PERFTEST_PMU=skx: format 3 records), Ice Lake-SP (icx: adaptive
- * records, on the fixed counters too) and Sapphire Rapids (spr: format
- * 5, precise distribution on counter 0), whose records name the exact
+ * records, on the fixed counters too), Sapphire Rapids (spr: format 5,
+ * precise distribution on counter 0) and Alder Lake (adl: adaptive
+ * records on both core types; the fixture's tests run on a P-core, a
+ * Golden Cove as Sapphire Rapids' cores are), whose records name the exact
  * instruction of each sampled event, its data address and the registers
  * after it (tools/testing/qemu-pmu/README).  A round of pebs_loop() is five
  * instructions: a load and a store whose address is buf + 8 * rcx, a
@@ -12,9 +14,8 @@
  * branch for a branch event, the load for a load event) and the kernel
  * marks it exact; with precise_ip 1 it is the instruction after.  A
  * load or store sample's address is the one the instruction accessed,
- * which the registers of the sample (the record's) give again.  Ice
- * Lake's and Sapphire Rapids' records also carry the XMM registers and
- * the LBR stack.
+ * which the registers of the sample (the record's) give again.  The
+ * adaptive records also carry the XMM registers and the LBR stack.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,12 +49,21 @@ static noinline void pebs_loop(uint64_t *p, unsigned long n)
 extern const char pebs_loop_start[], pebs_load[], pebs_store[], pebs_jmp[],
 	pebs_dec[], pebs_jnz[], pebs_loop_end[];
 
+/* The core PMU's directory: Alder Lake's P-cores' on the hybrid part. */
+static const char *core_pmu(void)
+{
+	return pmu_is("adl") ? "/sys/bus/event_source/devices/cpu_core/" :
+			       "/sys/bus/event_source/devices/cpu/";
+}
+
 /* The most precise_ip the kernel takes (caps/max_precise), or -1. */
 static int precise_max(void)
 {
+	char path[128];
 	long v;
 
-	if (read_file_long("/sys/bus/event_source/devices/cpu/caps/max_precise", &v))
+	snprintf(path, sizeof(path), "%scaps/max_precise", core_pmu());
+	if (read_file_long(path, &v))
 		return -1;
 	return v;
 }
@@ -61,13 +71,22 @@ static int precise_max(void)
 /* Whether the guest's CPU is one of the models with PEBS. */
 static bool pebs_model(void)
 {
-	return pmu_is("skx") || pmu_is("icx") || pmu_is("spr");
+	return pmu_is("skx") || pmu_is("icx") || pmu_is("spr") || pmu_is("adl");
 }
 
-/* Whether its records are adaptive (Ice Lake's and Sapphire Rapids'). */
+/* Whether its records are adaptive (all but Skylake's). */
 static bool pebs_adaptive(void)
 {
-	return pmu_is("icx") || pmu_is("spr");
+	return pebs_model() && !pmu_is("skx");
+}
+
+/*
+ * Whether its core is a Golden Cove (Sapphire Rapids, Alder Lake's
+ * P-cores, where the tests of the fixture run on Alder Lake).
+ */
+static bool glc(void)
+{
+	return pmu_is("spr") || pmu_is("adl");
 }
 
 FIXTURE(pebs) {
@@ -78,9 +97,12 @@ FIXTURE_SETUP(pebs)
 {
 	self->rate.saved = 0;
 	if (!pebs_model())
-		SKIP(return, "the emulated PEBS is skx's, icx's and spr's");
+		SKIP(return, "the emulated PEBS is skx's, icx's, spr's and adl's");
 	if (kernel_is_ours() && precise_max() < 1)
 		SKIP(return, "this kernel has no PEBS driver yet (issue 34)");
+	/* Alder Lake: the P-core, whose PMU takes the legacy and raw events. */
+	if (pmu_is("adl"))
+		ASSERT_EQ(pin(0), 0);
 	ASSERT_EQ(hw_unthrottle(&self->rate), 0);
 }
 
@@ -348,7 +370,7 @@ TEST_F(pebs, cycles_and_instructions_exact)
 		EXPECT_GE(r.samples, 5 * ROUNDS / 1009 - 2);
 		EXPECT_EQ(r.exact, r.samples);
 		EXPECT_LE(r.outside, 2);
-		if (pmu_is("skx") ? i != 1 : pmu_is("spr") ? i == 2 : i < 2)
+		if (pmu_is("skx") ? i != 1 : glc() ? i == 2 : i < 2)
 			continue;
 		for (k = 0; k < 5; k++)
 			EXPECT_GT(r.at[k], 0);
@@ -459,8 +481,8 @@ TEST_F(pebs, precise_errnos)
 		{ "raw 0x81d0:ppp", PERF_TYPE_RAW, LOADS, 3, 1, 0, 0, 0 },
 	};
 	/* The event with one precise distribution counter. */
-	uint64_t pdist = pmu_is("spr") ? PERF_COUNT_HW_CPU_CYCLES : 0x1c0;
-	uint32_t pdist_type = pmu_is("spr") ? PERF_TYPE_HARDWARE : PERF_TYPE_RAW;
+	uint64_t pdist = glc() ? PERF_COUNT_HW_CPU_CYCLES : 0x1c0;
+	uint32_t pdist_type = glc() ? PERF_TYPE_HARDWARE : PERF_TYPE_RAW;
 	int fd[5], i, err, want;
 
 	for (i = 0; i < ARRAY_SIZE(c); i++) {
@@ -469,7 +491,7 @@ TEST_F(pebs, precise_errnos)
 			close(err);
 		TH_LOG("%s: %s", c[i].what, err >= 0 ? "opens" : strerror(-err));
 		want = pmu_is("skx") ? c[i].err_skx :
-		       pmu_is("spr") ? c[i].err_spr : c[i].err_icx;
+		       glc() ? c[i].err_spr : c[i].err_icx;
 		EXPECT_EQ(err >= 0 ? 0 : -err, want);
 	}
 	/* Four PEBS counters for memory events: the fifth does not fit. */
@@ -717,10 +739,10 @@ static int mem_loads_aux_on(uint32_t type)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Open the mem-loads-aux leader Sapphire Rapids wants; -1 elsewhere. */
+/* Open the mem-loads-aux leader Golden Cove wants; -1 elsewhere. */
 static int mem_loads_aux(void)
 {
-	return pmu_is("spr") ? mem_loads_aux_on(PERF_TYPE_RAW) : -1;
+	return glc() ? mem_loads_aux_on(PERF_TYPE_RAW) : -1;
 }
 
 struct walk_arg {
@@ -736,18 +758,18 @@ static void run_walk(void *arg)
 }
 
 /*
- * Sample the user-space load latency event above @ldlat over @rounds
- * walks of @len bytes of @buf, expecting each sample's weight to be
- * @weight and its data to come from @lvl (PERF_MEM_LVLNUM_*).
+ * Sample the user-space load latency event @type/@config above @ldlat
+ * over @rounds walks of @len bytes of @buf, expecting each sample's
+ * weight to be @weight and its data to come from @lvl (PERF_MEM_LVLNUM_*).
  */
-static int lat_sample(const char *buf, unsigned long len, unsigned long rounds,
-		      uint64_t ldlat, uint64_t weight, unsigned int lvl,
-		      struct lat_run *r)
+static int lat_sample(uint32_t type, uint64_t config, const char *buf,
+		      unsigned long len, unsigned long rounds, uint64_t ldlat,
+		      uint64_t weight, unsigned int lvl, struct lat_run *r)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
-		.type = PERF_TYPE_RAW,
-		.config = 0x01cd,
+		.type = type,
+		.config = config,
 		.config1 = ldlat,
 		.sample_period = 101,
 		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR |
@@ -763,7 +785,7 @@ static int lat_sample(const char *buf, unsigned long len, unsigned long rounds,
 	int fd, aux;
 
 	memset(r, 0, sizeof(*r));
-	aux = mem_loads_aux();
+	aux = type == PERF_TYPE_RAW ? mem_loads_aux() : -1;
 	if (aux < -1)
 		return aux;
 	attr.disabled = aux >= 0 ? 0 : 1;
@@ -788,7 +810,7 @@ static int lat_sample(const char *buf, unsigned long len, unsigned long rounds,
 		r->exact += !!(h->misc & PERF_RECORD_MISC_EXACT_IP);
 		r->in_buf += addr >= (uintptr_t)buf && addr < (uintptr_t)buf + len;
 		r->weight_ok += (uint32_t)r->weight == weight;
-		r->instr_ok += pmu_is("spr") ? (r->weight >> 32 & 0xffff) == weight + 1 :
+		r->instr_ok += glc() ? (r->weight >> 32 & 0xffff) == weight + 1 :
 			       r->weight >> 32 == 0;
 		r->src_ok += src.mem_op == PERF_MEM_OP_LOAD && src.mem_lvl_num == lvl &&
 			     (src.mem_lvl & PERF_MEM_LVL_HIT);
@@ -809,7 +831,8 @@ TEST_F(pebs, load_latency_weights_and_sources)
 	ASSERT_NE(NULL, big);
 	memset(big, 1, WALK_BIG);
 	/* Every load of the big walk misses: 200 cycles, local memory. */
-	err = lat_sample(big, WALK_BIG, rounds, 30, 200, PERF_MEM_LVLNUM_RAM, &r);
+	err = lat_sample(PERF_TYPE_RAW, 0x01cd, big, WALK_BIG, rounds, 30, 200,
+			 PERF_MEM_LVLNUM_RAM, &r);
 	if (err == -ENXIO && kernel_is_ours())
 		SKIP(goto out, "this kernel has no load latency events yet (issue 34)");
 	ASSERT_EQ(0, err);
@@ -825,7 +848,8 @@ TEST_F(pebs, load_latency_weights_and_sources)
 	EXPECT_EQ(r.instr_ok, r.samples);
 	EXPECT_EQ(r.src_ok, r.samples);
 	/* The small walk hits L1 (5 cycles): above 3, not above 30. */
-	ASSERT_EQ(0, lat_sample(big, WALK_SMALL, 20000, 3, 5, PERF_MEM_LVLNUM_L1, &r));
+	ASSERT_EQ(0, lat_sample(PERF_TYPE_RAW, 0x01cd, big, WALK_SMALL, 20000, 3, 5,
+				PERF_MEM_LVLNUM_L1, &r));
 	TH_LOG("small walk, ldlat 3: %d samples, %d at the load, %d weighing 5, %d from L1",
 	       r.samples, r.at_load, r.weight_ok, r.src_ok);
 	EXPECT_GE(r.samples, 20000 * (WALK_SMALL / 64) / 102 - 2);
@@ -833,7 +857,8 @@ TEST_F(pebs, load_latency_weights_and_sources)
 	/* What the kernel loads meanwhile may evict a line now and then. */
 	EXPECT_GE(r.weight_ok * 100, r.samples * 95);
 	EXPECT_GE(r.src_ok * 100, r.samples * 95);
-	ASSERT_EQ(0, lat_sample(big, WALK_SMALL, 20000, 30, 5, PERF_MEM_LVLNUM_L1, &r));
+	ASSERT_EQ(0, lat_sample(PERF_TYPE_RAW, 0x01cd, big, WALK_SMALL, 20000, 30, 5,
+				PERF_MEM_LVLNUM_L1, &r));
 	TH_LOG("small walk, ldlat 30: %d samples", r.samples);
 	EXPECT_LE(r.samples, 1);
 out:
@@ -841,11 +866,10 @@ out:
 }
 
 /*
- * Sapphire Rapids: mem-loads sampling its data source must be in a group
- * with mem-loads-aux, else ENODATA (alone, or with another leader);
- * without the data source it opens alone.  (Alder Lake's cpu_core has
- * the same rule, but the emulated one has no load latency register:
- * mem-loads is ENXIO there on both kernels.)
+ * Golden Cove (Sapphire Rapids, Alder Lake's cpu_core): mem-loads
+ * sampling its data source must be in a group with mem-loads-aux, else
+ * ENODATA (alone, or with another leader); without the data source it
+ * opens alone.  Alder Lake's cpu_atom takes its own alone.
  */
 TEST(mem_loads_aux_errnos)
 {
@@ -862,8 +886,20 @@ TEST(mem_loads_aux_errnos)
 	};
 	int aux, other, fd;
 
-	if (!pmu_is("spr"))
-		SKIP(return, "only Sapphire Rapids' mem-loads need mem-loads-aux here (PMU=spr)");
+	if (!glc())
+		SKIP(return, "only Golden Cove's mem-loads need mem-loads-aux (PMU=spr, adl)");
+	if (pmu_is("adl")) {
+		attr.type = pmu_type("cpu_atom");
+		attr.config = 0x05d0;
+		fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+		if (fd < 0 && errno == ENXIO && kernel_is_ours())
+			SKIP(return, "this kernel has no load latency events yet (issue 34)");
+		EXPECT_GE(fd, 0) TH_LOG("cpu_atom's mem-loads: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		attr.type = PERF_TYPE_RAW;
+		attr.config = 0x01cd;
+	}
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	if (fd < 0 && errno == ENXIO && kernel_is_ours())
 		SKIP(return, "this kernel has no load latency events yet (issue 34)");
@@ -914,8 +950,8 @@ TEST_F(pebs, pdist_period_errnos)
 	uint64_t p;
 	int fd;
 
-	if (!pmu_is("spr"))
-		SKIP(return, "only Sapphire Rapids' PDist has a shortest period (PMU=spr)");
+	if (!glc())
+		SKIP(return, "only Golden Cove's PDist has a shortest period (PMU=spr, adl)");
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	EXPECT_EQ(fd < 0 ? errno : 0, EINVAL);
 	if (fd >= 0)
@@ -950,18 +986,22 @@ TEST_F(pebs, pdist_period_errnos)
 	close(fd);
 }
 
+/* What the store latency samples of pebs_loop() were. */
+struct stlat_run {
+	int samples, at_store, in_buf, weight_ok, src_ok;
+};
+
 /*
- * Sapphire Rapids' store latency event (MEM_TRANS_RETIRED.STORE_SAMPLE,
- * the perf tool's mem-stores there), on counter 0 only: each sample is
- * the loop's store, at its address, a store to L1, weighing the
- * emulation's L1 latency (5 cycles).  Two of them do not fit.
+ * Sample the store latency event @type/@config of pebs_loop(ROUNDS);
+ * tally where the samples are, their addresses, weights (the emulation's
+ * L1 latency, 5 cycles) and sources (stores to L1).  The fd, or -errno.
  */
-TEST_F(pebs, store_latency)
+static int stlat_sample(uint32_t type, uint64_t config, struct stlat_run *r)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
-		.type = PERF_TYPE_RAW,
-		.config = 0x02cd,
+		.type = type,
+		.config = config,
 		.sample_period = 997,
 		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT |
 			       PERF_SAMPLE_DATA_SRC,
@@ -970,16 +1010,14 @@ TEST_F(pebs, store_latency)
 		.exclude_hv = 1,
 		.disabled = 1,
 	};
-	int samples = 0, at_store = 0, in_buf = 0, weight_ok = 0, src_ok = 0, fd, fd2;
 	struct perf_event_header *h;
 	struct perf_rb rb;
+	int fd;
 
-	if (!pmu_is("spr"))
-		SKIP(return, "the store latency event is Sapphire Rapids' (PMU=spr)");
+	memset(r, 0, sizeof(*r));
 	fd = pebs_record(&attr, run_pebs_loop, NULL, &rb);
-	if (fd == -EINVAL && kernel_is_ours())
-		SKIP(return, "this kernel has no store latency events yet (issue 34)");
-	ASSERT_GE(fd, 0);
+	if (fd < 0)
+		return fd;
 	while ((h = rb_next(&rb))) {
 		struct rec_cur c = rc_init(h);
 		union perf_mem_data_src src;
@@ -987,31 +1025,112 @@ TEST_F(pebs, store_latency)
 
 		if (h->type != PERF_RECORD_SAMPLE)
 			continue;
-		samples++;
+		r->samples++;
 		ip = rc_u64(&c);
 		addr = rc_u64(&c);
 		weight = rc_u64(&c);
 		src.val = rc_u64(&c);
-		at_store += ip == (uintptr_t)pebs_store;
-		in_buf += addr >= (uintptr_t)buf && addr < (uintptr_t)(buf + ROUNDS + 2);
-		weight_ok += (uint32_t)weight == 5;
-		src_ok += src.mem_op == PERF_MEM_OP_STORE &&
-			  src.mem_lvl == (PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT);
+		r->at_store += ip == (uintptr_t)pebs_store;
+		r->in_buf += addr >= (uintptr_t)buf && addr < (uintptr_t)(buf + ROUNDS + 2);
+		r->weight_ok += (uint32_t)weight == 5;
+		r->src_ok += src.mem_op == PERF_MEM_OP_STORE &&
+			     src.mem_lvl == (PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT);
 	}
 	rb_unmap(&rb);
+	return fd;
+}
+
+static void check_stlat(struct __test_metadata *_metadata, const struct stlat_run *r)
+{
 	TH_LOG("%d samples, %d at the store, %d in buf, %d weighing 5, %d L1 stores",
-	       samples, at_store, in_buf, weight_ok, src_ok);
-	EXPECT_GE(samples, ROUNDS / 998 - 2);
-	EXPECT_GE(at_store, samples - 2);
-	EXPECT_EQ(in_buf, at_store);
-	EXPECT_GE(weight_ok, at_store);
-	EXPECT_GE(src_ok, at_store);
-	attr.disabled = 0;
+	       r->samples, r->at_store, r->in_buf, r->weight_ok, r->src_ok);
+	EXPECT_GE(r->samples, ROUNDS / 998 - 2);
+	EXPECT_GE(r->at_store, r->samples - 2);
+	EXPECT_EQ(r->in_buf, r->at_store);
+	EXPECT_GE(r->weight_ok, r->at_store);
+	EXPECT_GE(r->src_ok, r->at_store);
+}
+
+/*
+ * Golden Cove's store latency event (MEM_TRANS_RETIRED.STORE_SAMPLE, the
+ * perf tool's mem-stores there), on counter 0 only: each sample is the
+ * loop's store, at its address, a store to L1, weighing the emulation's
+ * L1 latency (5 cycles).  Two of them do not fit.
+ */
+TEST_F(pebs, store_latency)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_RAW,
+		.config = 0x02cd,
+		.sample_period = 997,
+		.precise_ip = 2,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	struct stlat_run r;
+	int fd, fd2;
+
+	if (!glc())
+		SKIP(return, "the store latency event is Golden Cove's (PMU=spr, adl)");
+	fd = stlat_sample(PERF_TYPE_RAW, 0x02cd, &r);
+	if (fd == -EINVAL && kernel_is_ours())
+		SKIP(return, "this kernel has no store latency events yet (issue 34)");
+	ASSERT_GE(fd, 0);
+	check_stlat(_metadata, &r);
 	fd2 = sys_perf_event_open(&attr, 0, -1, fd, 0);
 	EXPECT_EQ(fd2 < 0 ? errno : 0, EINVAL);
 	if (fd2 >= 0)
 		close(fd2);
 	close(fd);
+}
+
+/*
+ * Alder Lake's E-cores (cpu_atom, Gracemont): precise_ip 3 is reduced
+ * skid on counter 0 (the emulation's PDist: cycles sample each of the
+ * loop's instructions); the load latency event (MEM_UOPS_RETIRED, 0x05d0,
+ * its mem-loads) gives each slow load's latency, the instruction's and
+ * its source from Gracemont's table, with no mem-loads-aux; the store
+ * latency event (0x06d0, its mem-stores) its stores.
+ */
+TEST_F(pebs, atom_precise_samples)
+{
+	struct stlat_run st;
+	struct pebs_run r;
+	struct lat_run l;
+	int atom, fd, k;
+	char *big;
+
+	if (!pmu_is("adl"))
+		SKIP(return, "the E-cores are Alder Lake's (PMU=adl)");
+	atom = pmu_type("cpu_atom");
+	ASSERT_GE(atom, 0);
+	ASSERT_EQ(pin(1), 0);
+	ASSERT_EQ(pebs_sample(atom, 0x3c, 3, 1009, 0, &r), 0);
+	log_run(_metadata, "cpu_atom/cycles/ppp", &r);
+	EXPECT_GE(r.samples, 5 * ROUNDS / 1009 - 2);
+	EXPECT_EQ(r.exact, r.samples);
+	for (k = 0; k < 5; k++)
+		EXPECT_GT(r.at[k], 0);
+	big = malloc(WALK_BIG);
+	ASSERT_NE(NULL, big);
+	memset(big, 1, WALK_BIG);
+	ASSERT_EQ(0, lat_sample(atom, 0x05d0, big, WALK_BIG, 2, 30, 200,
+				PERF_MEM_LVLNUM_RAM, &l));
+	TH_LOG("atom big walk, ldlat 30: %d samples, %d at the load, %d weighing 200 (%d with the instruction's), %d from RAM",
+	       l.samples, l.at_load, l.weight_ok, l.instr_ok, l.src_ok);
+	EXPECT_GE(l.samples, 2 * (WALK_BIG / 64) / 102 - 2);
+	EXPECT_EQ(l.at_load, l.samples);
+	EXPECT_EQ(l.exact, l.samples);
+	EXPECT_EQ(l.in_buf, l.samples);
+	EXPECT_EQ(l.weight_ok, l.samples);
+	EXPECT_EQ(l.instr_ok, l.samples);
+	EXPECT_EQ(l.src_ok, l.samples);
+	free(big);
+	fd = stlat_sample(atom, 0x06d0, &st);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	check_stlat(_metadata, &st);
 }
 
 /*
@@ -1024,7 +1143,7 @@ TEST(no_pebs_elsewhere)
 
 	if (pebs_model() || pmu_is("none") ||
 	    access("/sys/bus/event_source/devices/cpu/type", F_OK))
-		SKIP(return, "PMU=skx, icx, spr have PEBS; the others a \"cpu\" PMU without");
+		SKIP(return, "PMU=skx, icx, spr, adl have PEBS; the others a \"cpu\" PMU without");
 	EXPECT_EQ(precise_max(), 0);
 	err = pebs_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, 1, -1);
 	if (err >= 0)
