@@ -4597,10 +4597,14 @@ static void discover_pmus(void)
 		nr_pmus++;
 	}
 	closedir(d);
-	if (read_long_file("/sys/bus/event_source/devices/cpu/caps/branches", &lbr_depth))
+	/* A hybrid part's P-cores' PMU takes the raw and legacy events. */
+	if (read_long_file("/sys/bus/event_source/devices/cpu/caps/branches", &lbr_depth) &&
+	    read_long_file("/sys/bus/event_source/devices/cpu_core/caps/branches", &lbr_depth))
 		lbr_depth = 0;
-	if (read_long_file("/sys/bus/event_source/devices/cpu/caps/max_precise",
-			   &max_precise) || max_precise < 0 || max_precise > 3)
+	if ((read_long_file("/sys/bus/event_source/devices/cpu/caps/max_precise",
+			    &max_precise) &&
+	     read_long_file("/sys/bus/event_source/devices/cpu_core/caps/max_precise",
+			    &max_precise)) || max_precise < 0 || max_precise > 3)
 		max_precise = 0;
 	qsort(pmus, (size_t)nr_pmus, sizeof(pmus[0]), cmp_pmu);
 	for (type = 0; type < nr_pmus; type++)
