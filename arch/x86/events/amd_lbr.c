@@ -523,6 +523,8 @@ int __init amd_lbr_probe(struct x86_vendor *v)
 	lbr_depth = depth;
 	lbr_freeze = boot_cpu_has(X86_FEATURE_AMD_LBR_PMC_FREEZE);
 	v->branches = depth;
+	/* Its depth, as upstream tells it: no MSRs, no call stack mode. */
+	v->guest_lbr.nr = depth;
 	v->branch_config = amd_lbr_config;
 	v->branch_stack = amd_lbr_sample;
 	v->sched_task = amd_lbr_sched_task;

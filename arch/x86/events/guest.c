@@ -8,9 +8,9 @@
  * host (its own virtual counters) count only there.  On AMD the counter
  * controls carry the host-only and guest-only bits themselves (amd.c).
  *
- * Neither LBR nor Intel PT has a driver here: x86_perf_get_lbr() reports
- * no LBR stack, which keeps KVM from offering one to guests, and there is
- * no trace to stop when VMX turns on.
+ * x86_perf_get_lbr() tells KVM of the branch recorder (intel_lbr.c holds
+ * it for a guest with KVM's event).  Intel PT has no driver here: there
+ * is no trace to stop when VMX turns on.
  *
  * Locking: the description is fixed at boot; perf_guest_get_msrs() runs
  * with interrupts off and reads this CPU's state only.
@@ -91,11 +91,18 @@ EXPORT_SYMBOL_GPL(perf_guest_get_msrs);
 #ifdef CONFIG_CPU_SUP_INTEL
 /**
  * x86_perf_get_lbr - the LBR stack a guest could be given
- * @lbr: filled in; all zero: no LBR driver runs the stack here
+ * @lbr: filled in: the depth, the first records' MSRs and whether there
+ *	is a call stack mode, as the first core type's driver found them
+ *	(a hybrid part's types share them); all zero without one
  */
 void x86_perf_get_lbr(struct x86_pmu_lbr *lbr)
 {
-	memset(lbr, 0, sizeof(*lbr));
+	const struct x86_vendor *v = x86_pmu_first_vendor();
+
+	if (v)
+		*lbr = v->guest_lbr;
+	else
+		memset(lbr, 0, sizeof(*lbr));
 }
 EXPORT_SYMBOL_GPL(x86_perf_get_lbr);
 

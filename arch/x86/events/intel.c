@@ -219,10 +219,27 @@ static u64 intel_cache_event(const struct x86_vendor *v, unsigned int cache,
  * version 1 drops it, as it drops every bit outside the raw event mask
  * (upstream's core PMU driver does the same).
  */
+/*
+ * KVM's guest LBR event (INTEL_FIXED_VLBR_EVENT, no edge, inverse or
+ * threshold): it takes the pseudo-counter X86_VLBR_IDX and counts
+ * nothing; with a branch stack it holds the LBR (intel_lbr.c).  Precise,
+ * EINVAL, as upstream.
+ */
+static int intel_vlbr_config(struct perf_event *event)
+{
+	if (event->attr.precise_ip)
+		return -EINVAL;
+	event->hw.flags |= X86_EVENT_VLBR;
+	return 0;
+}
+
 static int intel_hw_config(const struct x86_vendor *v, struct perf_event *event)
 {
 	const struct intel_type *it = intel_of(v);
 	int err;
+
+	if ((event->hw.config & X86_RAW_EVENT_MASK) == INTEL_FIXED_VLBR_EVENT)
+		return intel_vlbr_config(event);
 
 	/* A sample of every branch: the branch trace store's. */
 	if (intel_bts_sample_wanted(event, v->event_map(v, PERF_COUNT_HW_BRANCH_INSTRUCTIONS),

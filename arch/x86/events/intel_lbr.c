@@ -52,10 +52,17 @@
  * filters, flags and cycles the hardware has; the others are refused
  * (-EOPNOTSUPP) or left empty.
  *
+ * KVM's guest LBR: x86_perf_get_lbr() tells KVM of the ring (its depth,
+ * its first records' MSRs, call stack mode), and while a guest uses it
+ * KVM holds it with an event of INTEL_FIXED_VLBR_EVENT that excludes the
+ * host, in call stack mode for the guest's user branches.  While such an
+ * event is on a CPU the host does not turn recording on or off there
+ * (the guest's IA32_DEBUGCTL is its own), and the ring is saved and
+ * restored across the vCPU task's switches as any call stack is.
+ *
  * Not here: branch counters (PERF_SAMPLE_BRANCH_COUNTERS: -EINVAL, as
- * upstream without them), the architectural LBR of a model the driver
- * has no table for, and KVM's guest LBR (x86_perf_get_lbr() still
- * reports none).
+ * upstream without them), and the architectural LBR of a model the
+ * driver has no table for.
  *
  * Locking: the per-CPU state is changed on its CPU with interrupts off
  * (the x86 layer's add, del, pmu_enable and pmu_disable, the PMI, and
@@ -189,6 +196,7 @@ struct intel_lbr_saved {
 /**
  * struct intel_lbr_cpu - one CPU's ring
  * @users: the events holding LBR_SELECT
+ * @guest: of which guest LBR events (excluding the host)
  * @select: the value they hold it with
  * @want: the branch filter of the event added last
  * @written: what LBR_SELECT holds (U64_MAX: not known)
@@ -198,6 +206,7 @@ struct intel_lbr_saved {
  */
 struct intel_lbr_cpu {
 	int users;
+	int guest;
 	u64 select;
 	u64 want;
 	u64 written;
@@ -300,6 +309,12 @@ int intel_lbr_config(const struct x86_vendor *v, struct perf_event *event)
 	return 0;
 }
 
+/* Whether @event is KVM's, holding the ring for a guest only. */
+static bool lbr_guest_event(const struct perf_event *event)
+{
+	return (event->hw.flags & X86_EVENT_VLBR) && event->attr.exclude_host;
+}
+
 /**
  * intel_lbr_get - hold the ring for an event being added on this CPU
  * @event: the event
@@ -321,6 +336,8 @@ int intel_lbr_get(struct perf_event *event)
 	/* A new event sees no branches from before it was there. */
 	if (!lc->users++ && !event->total_time_running)
 		lbr_reset();
+	if (lbr_guest_event(event))
+		lc->guest++;
 	br->alloc = 1;
 	perf_sched_cb_inc(event->pmu);
 	return 0;
@@ -338,20 +355,22 @@ void intel_lbr_put(struct perf_event *event)
 		return;
 	br->alloc = 0;
 	this_cpu_dec(intel_lbr_cpu.users);
+	if (lbr_guest_event(event))
+		this_cpu_dec(intel_lbr_cpu.guest);
 	perf_sched_cb_dec(event->pmu);
 }
 
 /**
  * intel_lbr_enable - record, if an event on this CPU wants it
  *
- * Called as the PMU is turned on.
+ * Called as the PMU is turned on.  Not while a guest holds the ring.
  */
 void intel_lbr_enable(void)
 {
 	struct intel_lbr_cpu *lc = this_cpu_ptr(&intel_lbr_cpu);
 	u64 debugctl;
 
-	if (!lc->users)
+	if (!lc->users || lc->guest)
 		return;
 	if (!lbr_arch && lc->written != lc->select) {
 		wrmsrl(MSR_LBR_SELECT, lc->select);
@@ -400,6 +419,7 @@ void intel_lbr_cpu_starting(void)
 	if (!lbr_nr)
 		return;
 	lc->users = 0;
+	lc->guest = 0;
 	lc->on = false;
 	lc->written = U64_MAX;
 	lbr_reset();
@@ -731,6 +751,11 @@ int __init intel_lbr_probe(const struct intel_model *m, u64 caps,
 	}
 	lbr_nr = nr;
 	v->branches = nr;
+	v->guest_lbr.nr = nr;
+	v->guest_lbr.from = lbr_from_msr(0);
+	v->guest_lbr.to = lbr_to_msr(0);
+	v->guest_lbr.info = lbr_info_msr(0);
+	v->guest_lbr.has_callstack = !(lbr_unsupported & PERF_SAMPLE_BRANCH_CALL_STACK);
 	v->branch_config = intel_lbr_config;
 	v->branch_stack = intel_lbr_sample;
 	v->sched_task = intel_lbr_sched_task;

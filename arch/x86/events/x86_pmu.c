@@ -204,7 +204,7 @@ static void x86_event_update(struct perf_event *event)
 	int shift = 64 - v->width;
 	u64 prev = local64_read(&hwc->prev_count), now, delta;
 
-	if (x86_event_folded(event) || (hwc->flags & X86_EVENT_BTS))
+	if (x86_event_folded(event) || (hwc->flags & X86_EVENT_NO_COUNTER))
 		return;
 	do {
 		now = v->read(hwc->idx);
@@ -270,14 +270,14 @@ static void cpu_start(struct perf_event *event, int flags)
 	if (x86_event_folded(event)) {
 		/* The others' counts so far, and its counter from 0. */
 		x86_fold(c);
-	} else if ((flags & PERF_EF_RELOAD) && !(hwc->flags & X86_EVENT_BTS)) {
+	} else if ((flags & PERF_EF_RELOAD) && !(hwc->flags & X86_EVENT_NO_COUNTER)) {
 		WARN_ON_ONCE(!(hwc->state & PERF_HES_UPTODATE));
 		x86_set_period(event);
 	}
 	hwc->state = 0;
 	c->running |= BIT_ULL(hwc->idx);
 	/* A pair's odd counter holds the high part of the count. */
-	if (!(hwc->flags & X86_EVENT_BTS))
+	if (!(hwc->flags & X86_EVENT_NO_COUNTER))
 		c->dirty |= (x86_event_paired(event) ? 3ULL : 1ULL) << hwc->idx;
 	x86_v(event)->enable(event);
 	perf_event_update_userpage(event);
@@ -328,6 +328,8 @@ static u64 x86_event_counters(struct perf_event *event)
 
 	if (event->hw.flags & X86_EVENT_BTS)
 		return BIT_ULL(X86_BTS_IDX);
+	if (event->hw.flags & X86_EVENT_VLBR)
+		return BIT_ULL(X86_VLBR_IDX);
 	if (event->hw.flags & X86_EVENT_PRECISE)
 		return v->precise_constraint(v, event) &
 		       v->precise_counters & v->counters;
@@ -757,7 +759,7 @@ static int cpu_event_init(struct perf_event *event)
 	hwc->idx = -1;
 	hwc->last_cpu = -1;
 	if (READ_ONCE(x86_rdpmc_mode) && !x86_event_folded(event) &&
-	    !(hwc->flags & X86_EVENT_BTS))
+	    !(hwc->flags & X86_EVENT_NO_COUNTER))
 		hwc->flags |= PERF_EVENT_FLAG_USER_READ_CNT;
 
 	if (!is_sampling_event(event)) {
@@ -839,6 +841,18 @@ const struct x86_vendor *x86_pmu_vendor(void)
 	    (x86_nr_types > 1 && boot_cpu_has(X86_FEATURE_HYBRID_CPU)))
 		return NULL;
 	return &x86_types[0].v;
+}
+
+/**
+ * x86_pmu_first_vendor - the first core type's counters' description
+ *
+ * Return: the description of the boot CPU's type's counters where the
+ * part has one, the P-cores' on a hybrid part, or NULL when no driver
+ * runs the counters.  For what all types share (their LBR here).
+ */
+const struct x86_vendor *x86_pmu_first_vendor(void)
+{
+	return x86_pmu_ready ? &x86_types[0].v : NULL;
 }
 
 /**

@@ -73,6 +73,17 @@
 #define X86_EVENT_BTS		BIT(8)
 
 /*
+ * hw.flags of KVM's guest LBR event (Intel's INTEL_FIXED_VLBR_EVENT, set
+ * by the vendor's hw_config): it holds the LBR for a guest while its
+ * task runs and counts nothing, on the pseudo-counter X86_VLBR_IDX (the
+ * index of GLOBAL_STATUS's LBR freeze bit, as upstream's).
+ */
+#define X86_EVENT_VLBR		BIT(12)
+
+/* The events without a counter of their own: no count, no period. */
+#define X86_EVENT_NO_COUNTER	(X86_EVENT_BTS | X86_EVENT_VLBR)
+
+/*
  * The status bit (a vendor's status()) that says the vendor's buffer of
  * records reached its threshold: the PMI calls drain().  Intel's
  * GLOBAL_STATUS OvfBuffer (GLOBAL_STATUS_BUFFER_OVF_BIT).
@@ -87,6 +98,8 @@
 #define X86_METRIC_BASE		48
 /* The branch trace store's pseudo-counter (upstream's index too). */
 #define X86_BTS_IDX		47
+/* The guest LBR event's, among the metrics' (upstream's index too). */
+#define X86_VLBR_IDX		58
 
 /**
  * struct x86_vendor - what a vendor driver tells the x86 layer
@@ -181,6 +194,8 @@
  *	refuse it; 0: the event is this PMU's to take or refuse (optional)
  * @check_period: whether PERF_EVENT_IOC_PERIOD may give @event the
  *	period @period: 0, or -EINVAL (optional: any)
+ * @guest_lbr: the branch recorder as KVM is told of it
+ *	(x86_perf_get_lbr()), filled in with @branches; zero without one
  *
  * The hooks that take @v describe the counters of that description
  * (event_map, cache_event, constraint and hw_config run on any CPU); the
@@ -241,6 +256,7 @@ struct x86_vendor {
 	int (*forward)(struct perf_event *event);
 	int (*check_period)(const struct x86_vendor *v, struct perf_event *event,
 			    u64 period);
+	struct x86_pmu_lbr guest_lbr;
 };
 
 /* The kinds of users of the branch recorders (x86_branches_get()). */
@@ -291,6 +307,7 @@ void x86_pmu_reload_fold(int idx, u64 records);
 #define X86_MAX_TYPES		2
 
 const struct x86_vendor *x86_pmu_vendor(void);
+const struct x86_vendor *x86_pmu_first_vendor(void);
 const struct x86_vendor *x86_cpu_vendor(void);
 
 bool x86_counter_msr_works(u32 msr);
