@@ -207,9 +207,9 @@ paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 
 # The tests that need a hardware PMU, run on the emulated ones.
 pmu_tests="hw hw_retired hw_sched hw_config hw_inherit hw_groups hw_nmi kvm_pmu perf_hw.sh
-base_remove_on_exec perf_tool.sh bpftrace_hw.sh hw_lbr hw_ibs perf_models.sh"
+base_remove_on_exec perf_tool.sh bpftrace_hw.sh hw_lbr hw_ibs perf_models.sh guest_lbr.sh"
 # On the named Intel models: theirs.
-model_tests="hw_models hw_hybrid hw_retired hw_lbr hw_pebs hw_bts perf_models.sh"
+model_tests="hw_models hw_hybrid hw_retired hw_lbr hw_pebs hw_bts perf_models.sh guest_lbr.sh"
 # On a PMU whose PMIs arrive late (AMD's may): the tests of sampling.
 late_tests="hw_nmi hw hw_inherit perf_tool.sh"
 # pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.  Without
