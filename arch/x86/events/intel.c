@@ -207,18 +207,6 @@ static int intel_mem_loads_aux(const struct intel_type *it, struct perf_event *e
 	return -ENODATA;
 }
 
-static u64 intel_cache_event(const struct x86_vendor *v, unsigned int cache,
-			     unsigned int op, unsigned int result)
-{
-	return intel_model_cache_event(intel_of(v)->model, cache, op, result);
-}
-
-/*
- * AnyThread (raw config bit 21), from version 3: counts of the whole
- * core, for those who may watch the CPU.  Version 2 refuses the bit;
- * version 1 drops it, as it drops every bit outside the raw event mask
- * (upstream's core PMU driver does the same).
- */
 /*
  * KVM's guest LBR event (INTEL_FIXED_VLBR_EVENT, no edge, inverse or
  * threshold): it takes the pseudo-counter X86_VLBR_IDX and counts
@@ -233,6 +221,18 @@ static int intel_vlbr_config(struct perf_event *event)
 	return 0;
 }
 
+static u64 intel_cache_event(const struct x86_vendor *v, unsigned int cache,
+			     unsigned int op, unsigned int result)
+{
+	return intel_model_cache_event(intel_of(v)->model, cache, op, result);
+}
+
+/*
+ * AnyThread (raw config bit 21), from version 3: counts of the whole
+ * core, for those who may watch the CPU.  Version 2 refuses the bit;
+ * version 1 drops it, as it drops every bit outside the raw event mask
+ * (upstream's core PMU driver does the same).
+ */
 static int intel_hw_config(const struct x86_vendor *v, struct perf_event *event)
 {
 	const struct intel_type *it = intel_of(v);
