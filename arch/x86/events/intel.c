@@ -187,7 +187,9 @@ static bool intel_is_mem_loads_aux(const struct perf_event *event)
  * Where the model says so (Golden Cove's cores), the load latency event
  * gives its data source only while mem-loads-aux counts in its group:
  * an event that samples the data source without it there, as its leader
- * or the leader's sibling, is refused with ENODATA, as upstream.
+ * or the leader's sibling, is refused with ENODATA, as upstream.  Called
+ * at event_init, where the core holds the leader's context mutex: the
+ * sibling list is stable.
  */
 static int intel_mem_loads_aux(const struct intel_type *it, struct perf_event *event)
 {
