@@ -45,9 +45,10 @@
 #define X86_EVENT_PRECISE_GRT	BIT(11)
 
 /*
- * hw.flags of a precise event on a counter with precise distribution
- * (Sapphire Rapids' PDist, general counter 0): the counter must start at
- * least X86_PDIST_MIN_PERIOD events from its wrap.
+ * hw.flags of a precise_ip 3 event of a part with Golden Cove's precise
+ * distribution (PDist on general counter 0; instructions on fixed
+ * counter 0): the counter must start at least X86_PDIST_MIN_PERIOD
+ * events from its wrap, as upstream asks of every such event.
  */
 #define X86_EVENT_PDIST		BIT(9)
 #define X86_PDIST_MIN_PERIOD	128
