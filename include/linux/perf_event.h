@@ -1448,14 +1448,15 @@ struct perf_pmu_events_attr {
 ssize_t perf_event_sysfs_show(struct device *dev, struct device_attribute *attr,
 			      char *page);
 
+/* Each ends with its semicolon, as upstream's: some callers rely on it. */
 #define PMU_EVENT_ATTR(_name, _var, _id, _show)				\
 	static struct perf_pmu_events_attr _var = {			\
-		.id = _id, .attr = __ATTR(_name, 0444, _show, NULL) }
+		.id = _id, .attr = __ATTR(_name, 0444, _show, NULL) };
 
 #define PMU_EVENT_ATTR_STRING(_name, _var, _str)			\
 	static struct perf_pmu_events_attr _var = {			\
 		.event_str = _str, .id = 0,				\
-		.attr = __ATTR(_name, 0444, perf_event_sysfs_show, NULL) }
+		.attr = __ATTR(_name, 0444, perf_event_sysfs_show, NULL) };
 
 /* A sysfs "format/" entry: the attr bits a field of an event string maps to. */
 #define PMU_FORMAT_ATTR_SHOW(_name, _format)				\
