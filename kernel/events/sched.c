@@ -1023,7 +1023,8 @@ static void __perf_event_period(struct perf_event *event,
  * @value: new period, or new frequency for a freq event
  *
  * Return: 0, or -EINVAL for a counting event, a zero value, a frequency
- * above the allowed rate or a period with the top bit set.
+ * above the allowed rate, or a period with the top bit set or that the
+ * PMU's check_period refuses.
  */
 int _perf_event_period(struct perf_event *event, u64 value)
 {
@@ -1036,9 +1037,11 @@ int _perf_event_period(struct perf_event *event, u64 value)
 			return -EINVAL;
 	} else if (value & (1ULL << 63)) {
 		return -EINVAL;
-	}
-	if (event->pmu->check_period && event->pmu->check_period(event, value))
+	} else if (event->pmu->check_period &&
+		   event->pmu->check_period(event, value)) {
+		/* The PMU judges periods only: a frequency is the core's. */
 		return -EINVAL;
+	}
 
 	event_function_call(event, __perf_event_period, &value);
 	return 0;
