@@ -318,16 +318,35 @@ static inline struct sample *by_addr(struct sample *ss, int n, uint64_t addr,
 	return found;
 }
 
+/*
+ * Spin until CLOCK_MONOTONIC has moved @ns.  Event times come from the
+ * kernel's local_clock(): where the TSC is marked unstable (a guest of two
+ * AMD packages without constant_tsc is one), that clock is held within a
+ * tick of the last tick's time and may stand still between two ticks, so
+ * that a few page faults can see no time pass at all.  Time enough for
+ * several ticks moves it.
+ */
+static inline void let_time_pass(uint64_t ns)
+{
+	uint64_t end = mono_ns() + ns;
+
+	while (mono_ns() < end)
+		;
+}
+
 /* Space for decoded samples, shared by the tests (one test per process). */
 static struct sample ss[MAX_SAMPLES];
 
 /*
  * Sample @npages stores (store_at()) at @off into fresh pages with the
  * page-fault sampler @s (already opened); @ips gets each store's IP and
- * @addrs each address.  Returns the number of samples decoded, or -1.
+ * @addrs each address.  With @gap_ns, CLOCK_MONOTONIC moves that far
+ * before the last store: see let_time_pass().  Returns the number of
+ * samples decoded, or -1.
  */
-static inline int sample_stores(struct sampler *s, int npages, int off,
-				uint64_t *ips, uint64_t *addrs)
+static inline int sample_stores_gap(struct sampler *s, int npages, int off,
+				    uint64_t *ips, uint64_t *addrs,
+				    uint64_t gap_ns)
 {
 	char *p = map_anon(npages);
 	long psz = page_size();
@@ -337,6 +356,8 @@ static inline int sample_stores(struct sampler *s, int npages, int off,
 		return -1;
 	sampler_on(s);
 	for (i = 0; i < npages; i++) {
+		if (gap_ns && i == npages - 1)
+			let_time_pass(gap_ns);
 		ips[i] = store_at(p + i * psz + off);
 		addrs[i] = (uint64_t)(p + i * psz + off);
 	}
@@ -346,6 +367,12 @@ static inline int sample_stores(struct sampler *s, int npages, int off,
 		n = samples_of(s, ss, MAX_SAMPLES);
 	munmap(p, npages * psz);
 	return n;
+}
+
+static inline int sample_stores(struct sampler *s, int npages, int off,
+				uint64_t *ips, uint64_t *addrs)
+{
+	return sample_stores_gap(s, npages, off, ips, addrs, 0);
 }
 
 #endif /* SAMPLES_UTIL_H */
