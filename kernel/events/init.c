@@ -9,6 +9,8 @@
  * its events leave the context and stay OFF, readable but no longer
  * counting, as upstream does.  The CPU context's mutex serialises this
  * against perf_event_open(), which refuses offline CPUs with -ENODEV.
+ * Before that, the events of scoped PMUs move to another CPU of their
+ * scope (scope.c), under pmus_lock.
  */
 #include <linux/hw_breakpoint.h>
 #include <linux/smp.h>
@@ -30,6 +32,7 @@ void __init perf_event_init(void)
 	}
 	/* The boot CPU is up already; the others report through hotplug. */
 	per_cpu_ptr(&perf_cpu_context, smp_processor_id())->online = 1;
+	perf_scope_boot_cpu(smp_processor_id());
 	perf_swevent_register();
 	perf_tp_register();
 	perf_probe_register();
@@ -49,6 +52,7 @@ int perf_event_init_cpu(unsigned int cpu)
 {
 	struct perf_cpu_context *cpuctx = per_cpu_ptr(&perf_cpu_context, cpu);
 
+	perf_pmus_cpu_up(cpu);
 	mutex_lock(&cpuctx->ctx.mutex);
 	cpuctx->online = 1;
 	mutex_unlock(&cpuctx->ctx.mutex);
@@ -76,6 +80,8 @@ int perf_event_exit_cpu(unsigned int cpu)
 {
 	struct perf_cpu_context *cpuctx = per_cpu_ptr(&perf_cpu_context, cpu);
 
+	/* Scoped PMUs' events first: they go on counting on another CPU. */
+	perf_pmus_cpu_down(cpu);
 	mutex_lock(&cpuctx->ctx.mutex);
 	/* Fails harmlessly at the PREPARE stage: the CPU is already gone. */
 	smp_call_function_single(cpu, perf_cpu_context_exit, NULL, 1);

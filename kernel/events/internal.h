@@ -239,6 +239,16 @@ unsigned int perf_output_copy_user(struct perf_output_handle *handle,
 extern struct srcu_struct pmus_srcu;
 struct pmu *perf_init_event(struct perf_event *event);
 void perf_pmu_put(struct pmu *pmu);
+void perf_pmus_cpu_up(unsigned int cpu);
+void perf_pmus_cpu_down(unsigned int cpu);
+
+/* scope.c */
+const struct cpumask *perf_scope_cpus(unsigned int scope, int cpu);
+const struct cpumask *perf_scope_readers(unsigned int scope);
+void perf_scope_boot_cpu(unsigned int cpu);
+void perf_scope_cpu_up(unsigned int cpu);
+void perf_scope_cpu_down(unsigned int cpu, int to[PERF_PMU_MAX_SCOPE]);
+int perf_scope_event_init(struct perf_event *event);
 
 /* event.c */
 void perf_event_cache_init(void);

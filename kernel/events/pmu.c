@@ -3,11 +3,14 @@
  * The PMU registry: type numbers, finding the PMU for a new event, the
  * default transaction callbacks, and the event_source bus in sysfs.
  *
- * Locking: pmus_lock (a mutex) serialises registration; the list of PMUs
- * is walked under SRCU (pmus_srcu), because event_init may sleep.  Type
+ * Locking: pmus_lock (a mutex) serialises registration and the scopes'
+ * CPU hotplug (scope.c); the list of PMUs is walked under SRCU
+ * (pmus_srcu), because event_init may sleep.  pmus_lock comes before the
+ * CPU contexts' mutexes, which moving a scoped PMU's events takes.  Type
  * numbers are kept in an IDR: the fixed ABI types for the PMUs that own
  * them, PERF_TYPE_MAX and up for the rest.
  */
+#include <linux/cpumask.h>
 #include <linux/device.h>
 #include <linux/idr.h>
 #include <linux/module.h>
@@ -141,8 +144,23 @@ static ssize_t nr_addr_filters_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(nr_addr_filters);
 
-/* Every PMU device shows these; nr_addr_filters only where it matters. */
+/* A scoped PMU's CPUs, those perf opens its events on (scope.c). */
+static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
+			    char *page)
+{
+	struct pmu *pmu = dev_get_drvdata(dev);
+	const struct cpumask *readers = perf_scope_readers(pmu->scope);
+
+	return readers ? cpumap_print_to_pagebuf(true, page, readers) : 0;
+}
+static DEVICE_ATTR_RO(cpumask);
+
+/*
+ * Every PMU device shows these; nr_addr_filters only where it matters,
+ * cpumask only for a scoped PMU.
+ */
 static struct attribute *perf_pmu_std_attrs[] = {
+	&dev_attr_cpumask.attr,
 	&dev_attr_nr_addr_filters.attr,
 	&dev_attr_perf_event_mux_interval_ms.attr,
 	&dev_attr_type.attr,
@@ -153,7 +171,8 @@ static umode_t perf_pmu_attr_visible(struct kobject *kobj, struct attribute *a,
 				     int n)
 {
 	struct pmu *pmu = dev_get_drvdata(kobj_to_dev(kobj));
-	bool hide = a == &dev_attr_nr_addr_filters.attr && !pmu->nr_addr_filters;
+	bool hide = (a == &dev_attr_nr_addr_filters.attr && !pmu->nr_addr_filters) ||
+		    (a == &dev_attr_cpumask.attr && pmu->scope == PERF_PMU_SCOPE_NONE);
 
 	return hide ? 0 : a->mode;
 }
@@ -264,6 +283,10 @@ int perf_pmu_register(struct pmu *pmu, const char *name, int type)
 {
 	int cpu, ret;
 
+	if (WARN_ONCE(pmu->scope >= PERF_PMU_MAX_SCOPE,
+		      "perf: PMU %s has an invalid scope %u\n", name, pmu->scope))
+		return -EINVAL;
+
 	mutex_lock(&pmus_lock);
 	ret = -ENOMEM;
 	pmu->pmu_disable_count = alloc_percpu(int);
@@ -358,6 +381,39 @@ void perf_pmu_unregister(struct pmu *pmu)
 }
 EXPORT_SYMBOL_GPL(perf_pmu_unregister);
 
+/**
+ * perf_pmus_cpu_up - a CPU comes up: the scopes it reads
+ * @cpu: the CPU
+ */
+void perf_pmus_cpu_up(unsigned int cpu)
+{
+	mutex_lock(&pmus_lock);
+	perf_scope_cpu_up(cpu);
+	mutex_unlock(&pmus_lock);
+}
+
+/**
+ * perf_pmus_cpu_down - a CPU goes: scoped PMUs' events move off it
+ * @cpu: the CPU, still online
+ *
+ * Each scoped PMU's events on @cpu move to the CPU that reads its scope
+ * from now on; where no CPU of the scope is left, they stay and are
+ * emptied out with the rest of the CPU's context.
+ */
+void perf_pmus_cpu_down(unsigned int cpu)
+{
+	int to[PERF_PMU_MAX_SCOPE];
+	struct pmu *pmu;
+
+	mutex_lock(&pmus_lock);
+	perf_scope_cpu_down(cpu, to);
+	list_for_each_entry(pmu, &pmus, entry) {
+		if (pmu->scope != PERF_PMU_SCOPE_NONE && to[pmu->scope] >= 0)
+			perf_pmu_migrate_context(pmu, cpu, to[pmu->scope]);
+	}
+	mutex_unlock(&pmus_lock);
+}
+
 static bool uses_extended_regs(struct perf_event *event)
 {
 	u64 regs = event->attr.sample_regs_user | event->attr.sample_regs_intr;
@@ -399,6 +455,8 @@ static int try_init_event(struct pmu *pmu, struct perf_event *ev)
 	if (!err && event_has_any_exclude_flag(ev) &&
 	    (pmu->capabilities & PERF_PMU_CAP_NO_EXCLUDE))
 		err = -EINVAL;
+	if (!err)
+		err = perf_scope_event_init(ev);
 	if (!err)
 		return 0;
 

@@ -3,15 +3,17 @@
  * Counter values: bringing an event's count and times up to date, adding
  * in inherited children, and the read(2) layouts.
  *
- * Locking: an ACTIVE event is read on its CPU by IPI, under its context's
- * lock; any other event under its context's lock from anywhere.  The
- * child list is walked under event->child_mutex, which keeps the children
- * from being freed.  read(2) gathers the values holding the event's
- * ctx->mutex, so the group's membership (and so the layout size) cannot
- * change under it, and copies them out after dropping it.
+ * Locking: an ACTIVE event is read on its CPU by IPI (or, without one,
+ * on a CPU that shares its counter), under its context's lock; any other
+ * event under its context's lock from anywhere.  The child list is walked
+ * under event->child_mutex, which keeps the children from being freed.
+ * read(2) gathers the values holding the event's ctx->mutex, so the
+ * group's membership (and so the layout size) cannot change under it,
+ * and copies them out after dropping it.
  */
-#include <linux/uaccess.h>
 #include <linux/slab.h>
+#include <linux/topology.h>
+#include <linux/uaccess.h>
 
 #include "internal.h"
 
@@ -94,7 +96,30 @@ static void read_group_counts(struct perf_event *leader)
 	pmu->commit_txn(pmu);
 }
 
-/* On the event's CPU, interrupts off. */
+/*
+ * Whether this CPU may read a counter that @event's CPU holds: the
+ * counters of a scoped PMU (PERF_EV_CAP_READ_SCOPE) and of a package-wide
+ * one (PERF_EV_CAP_READ_ACTIVE_PKG) are the same from every CPU sharing
+ * them, so a read there needs no IPI.  Preemption off.
+ */
+static bool shares_counter(struct perf_event *event, int oncpu)
+{
+	int here = smp_processor_id();
+	const struct cpumask *shared;
+
+	if (oncpu == here)
+		return true;
+	if (event->group_caps & PERF_EV_CAP_READ_SCOPE) {
+		shared = perf_scope_cpus(event->pmu->scope, oncpu);
+		if (shared && cpumask_test_cpu(here, shared))
+			return true;
+	}
+	return (event->group_caps & PERF_EV_CAP_READ_ACTIVE_PKG) &&
+	       topology_physical_package_id(oncpu) ==
+	       topology_physical_package_id(here);
+}
+
+/* On the event's CPU or one sharing its counter, interrupts off. */
 static void __perf_event_read(void *info)
 {
 	struct read_request *req = info;
@@ -114,7 +139,7 @@ static void __perf_event_read(void *info)
 		perf_event_update_time(event);
 
 	if (event->state != PERF_EVENT_STATE_ACTIVE ||
-	    event->oncpu != smp_processor_id())
+	    !shares_counter(event, event->oncpu))
 		goto unlock;
 
 	if (!req->group) {
@@ -140,10 +165,16 @@ void perf_event_read(struct perf_event *event, bool group)
 	unsigned long flags;
 
 	if (state == PERF_EVENT_STATE_ACTIVE) {
-		int cpu = READ_ONCE(event->oncpu);
+		int cpu = READ_ONCE(event->oncpu), err = -ENXIO;
 
-		if ((unsigned int)cpu < nr_cpu_ids &&
-		    !smp_call_function_single(cpu, __perf_event_read, &req, 1))
+		if ((unsigned int)cpu < nr_cpu_ids) {
+			preempt_disable();
+			if (shares_counter(event, cpu))
+				cpu = smp_processor_id();
+			err = smp_call_function_single(cpu, __perf_event_read, &req, 1);
+			preempt_enable();
+		}
+		if (!err)
 			return;
 	}
 
