@@ -64,6 +64,7 @@
 #include <asm/perf_event.h>
 #include <asm/timer.h>
 
+#include "perf_event.h"
 #include "x86_pmu.h"
 #include "x86_type.h"
 
@@ -1092,6 +1093,21 @@ static int x86_pmi(unsigned int cmd, struct pt_regs *regs)
 }
 
 NOKPROBE_SYMBOL(x86_pmi);
+
+/*
+ * The same for a platform that delivers the PMI as an ordinary interrupt:
+ * Xen's PV guests get it on an event channel (arch/x86/xen/pmu.c).
+ */
+static int x86_pmu_handle_irq(struct pt_regs *regs)
+{
+	return x86_pmi(NMI_LOCAL, regs);
+}
+
+NOKPROBE_SYMBOL(x86_pmu_handle_irq);
+
+const struct x86_pmu_irq x86_pmu = {
+	.handle_irq = x86_pmu_handle_irq,
+};
 
 /**
  * x86_pmu_record - a sample from a vendor's record
