@@ -4,7 +4,7 @@
 PERFVM := tools/testing/perf-vm
 KERNEL ?= all
 
-.PHONY: all run check check-full stock debug kcsan kernel deps prepare selftests patches bench fuzz boot-count qemu-pmu clean help
+.PHONY: all run check check-full stock debug kcsan kernel deps prepare selftests patches bench fuzz boot-count qemu-pmu distro-check clean help
 
 all: run
 
@@ -17,6 +17,8 @@ help:
 	@echo "make stock    build the unmodified base kernel with the same config"
 	@echo "make patches  write the planned series to out/patches, check it applies and is"
 	@echo "              checkpatch-clean (CHECK=build: build every step; CHECK=boot: and boot)"
+	@echo "make distro-check  Debian's kernel configuration on the series: no option"
+	@echo "              lost, every perf user compiles, no perf symbol undefined"
 	@echo "make bench    benchmarks, stock against ours"
 	@echo "make fuzz     the perf_event fuzzer (SECONDS=N SEED=S KERNEL=debug|qemu|stock|kcsan SMP=n)"
 	@echo "make qemu-pmu our QEMU: the emulated x86 PMU and a TCG fix (every guest runs on it)"
@@ -52,6 +54,9 @@ check-full: prepare
 
 patches: prepare
 	@CHECK=$(CHECK) $(PERFVM)/patches.sh
+
+distro-check: prepare
+	@$(PERFVM)/distro-check.sh
 
 bench: prepare
 	@$(PERFVM)/bench.sh
