@@ -38,6 +38,10 @@ for t in "$PERFVM"/tests/*.sh; do
 	[ -e "$t" ] && install -m 755 "$t" "$dst/"
 done
 install -D -m 644 "$PERFVM/tests/lib/tap.sh" "$dst/lib/tap.sh"
+install -D -m 644 "$PERFVM/tests/lib/pmu_open.py" "$dst/lib/pmu_open.py"
+# pmu_sysfs.sh's descriptions of the stock kernel's PMUs.
+rm -rf "$dst/pmu-sysfs"
+install -D -m 644 -t "$dst/pmu-sysfs" "$PERFVM"/tests/pmu-sysfs/*
 mkdir -p "$dst/final"
 for t in "$PERFVM"/tests/final/*.sh; do
 	[ -e "$t" ] && install -m 755 "$t" "$dst/final/"

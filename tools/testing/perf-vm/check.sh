@@ -207,9 +207,11 @@ paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 
 # The tests that need a hardware PMU, run on the emulated ones.
 pmu_tests="hw hw_retired hw_sched hw_config hw_inherit hw_groups hw_nmi kvm_pmu perf_hw.sh
-base_remove_on_exec perf_tool.sh bpftrace_hw.sh hw_lbr hw_ibs perf_models.sh guest_lbr.sh"
+base_remove_on_exec perf_tool.sh bpftrace_hw.sh hw_lbr hw_ibs perf_models.sh guest_lbr.sh
+power.sh cstate.sh pmu_sysfs.sh"
 # On the named Intel models: theirs.
-model_tests="hw_models hw_hybrid hw_retired hw_lbr hw_pebs hw_bts perf_models.sh guest_lbr.sh"
+model_tests="hw_models hw_hybrid hw_retired hw_lbr hw_pebs hw_bts perf_models.sh guest_lbr.sh
+power.sh cstate.sh pmu_sysfs.sh"
 # On a PMU whose PMIs arrive late (AMD's may): the tests of sampling.
 late_tests="hw_nmi hw hw_inherit perf_tool.sh"
 # pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.  Without
@@ -253,8 +255,11 @@ runs_of() {
 			# shellcheck disable=SC2046
 			run "$k-smp2" "$k" 2 1024 1800 $(paths $(smp2_tests "$k"))
 			# shellcheck disable=SC2046
+			# Two packages of two cores: a scope's CPU other than
+			# CPU 0 with a sibling to hand its events to.
 			[ ${#smp_tests[@]} -gt 0 ] &&
-				run "$k-smp4" "$k" 4 1024 1800 $(paths "${smp_tests[@]}")
+				run "$k-smp4" "$k" 4,sockets=2,cores=2 1024 1800 \
+					$(paths "${smp_tests[@]}" pmu_scope.sh)
 		fi
 		pmu_run "$k" intel
 		pmu_run "$k" amd
@@ -297,14 +302,16 @@ runs_of() {
 			fuzz debug 4 skx
 			fuzz debug 2 icx
 			# Branch stacks, precise samples and branch traces under
-			# KASAN and lockdep, on both models' PEBS, and BTS.
+			# KASAN and lockdep, on both models' PEBS, and BTS; the
+			# cstate PMUs.
 			# shellcheck disable=SC2046
 			PMU=skx run "pmu-skx-debug-smp2" debug 2 2048 3600 $(paths hw_lbr hw_pebs)
 			# shellcheck disable=SC2046
-			PMU=icx run "pmu-icx-debug-smp2" debug 2 2048 3600 $(paths hw_pebs hw_bts)
-			# AMD's IBS and LBR v2 under KASAN and lockdep.
+			PMU=icx run "pmu-icx-debug-smp2" debug 2 2048 3600 $(paths hw_pebs hw_bts cstate.sh)
+			# AMD's IBS and LBR v2, and the power PMU's timer,
+			# under KASAN and lockdep.
 			# shellcheck disable=SC2046
-			PMU=amd run "pmu-amd-debug-smp2" debug 2 2048 3600 $(paths hw_lbr hw_ibs)
+			PMU=amd run "pmu-amd-debug-smp2" debug 2 2048 3600 $(paths hw_lbr hw_ibs power.sh)
 		fi
 		# The hardware-event tests under KASAN and lockdep (7 min):
 		# make check has them on ours and fuzzes the debug kernel on

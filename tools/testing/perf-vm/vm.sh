@@ -91,10 +91,12 @@ case "${PMU:-none}" in
 none) cpu=max,pmu=off ;;
 intel|intel-v[1235]|amd|amd-legacy|intel-nomsr|amd-nomsr|skx|icx|spr|adl)
 	case $PMU in
-	skx) cpu=max,vendor=GenuineIntel,family=6,model=85,stepping=4 ;;
-	icx) cpu=max,vendor=GenuineIntel,family=6,model=106,stepping=6 ;;
-	spr) cpu=max,vendor=GenuineIntel,family=6,model=143,stepping=8 ;;
-	adl) cpu=max,vendor=GenuineIntel,family=6,model=151,stepping=2 ;;
+	# The named Intel models without the hypervisor bit, as the parts:
+	# Linux's cstate and uncore drivers stay away from a guest.
+	skx) cpu=max,vendor=GenuineIntel,family=6,model=85,stepping=4,hypervisor=off ;;
+	icx) cpu=max,vendor=GenuineIntel,family=6,model=106,stepping=6,hypervisor=off ;;
+	spr) cpu=max,vendor=GenuineIntel,family=6,model=143,stepping=8,hypervisor=off ;;
+	adl) cpu=max,vendor=GenuineIntel,family=6,model=151,stepping=2,hypervisor=off ;;
 	intel) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0 ;;
 	# CPUID describes the PMU, its registers raise #GP (pmu-msrs=off).
 	intel-nomsr) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-msrs=off ;;

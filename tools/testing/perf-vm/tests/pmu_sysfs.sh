@@ -1,0 +1,77 @@
+#!/bin/sh
+# Every PMU's sysfs description against the stock kernel's on the same
+# emulated CPU: which PMUs /sys/bus/event_source/devices lists, and each
+# one's files (cpumask, cpus, caps/, events/, format/, the attributes of
+# its own) with their contents; the type numbers, which the order of
+# registration decides, are left out.  pmu-sysfs/PMU holds what stock
+# shows at -smp 2 with PERFTEST_PMU=PMU (pmu-sysfs-record.sh writes it);
+# on our kernel the PMUs named in pmu-sysfs/not-yet, which it does not
+# have yet, are left out of that, and must then be absent.  Our kernel's
+# test-only PMUs (perf_test, perf_test_aux) and those of the test
+# modules are not compared.  With --dump, prints the description.
+# Prints TAP.
+dir=$(cd "$(dirname "$0")" && pwd)
+pmu=${PERFTEST_PMU:-none}
+golden=$dir/pmu-sysfs/$pmu
+notyet=$dir/pmu-sysfs/not-yet
+
+# One line a file: "PMU/PATH: CONTENT", the content on one line.
+dump() {
+	cd /sys/bus/event_source/devices || exit 1
+	for p in *; do
+		case $p in
+		perf_test|perf_test_aux|perf_test_scope|perf_test_pmu*) continue ;;
+		esac
+		find -H "$p/" -maxdepth 2 -type f 2>/dev/null | LC_ALL=C sort |
+		while read -r f; do
+			case $f in
+			*/uevent|*/power/*) continue ;;
+			*/type) echo "$f: (a number)"; continue ;;
+			esac
+			printf '%s: %s\n' "$f" "$(tr '\n' ' ' <"$f" 2>/dev/null | sed 's/ *$//')"
+		done
+	done
+}
+
+if [ "${1:-}" = --dump ]; then
+	dump
+	exit 0
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+. "$dir/lib/tap.sh"
+echo "TAP version 13"
+[ -f "$golden" ] || skip "no stock description recorded for PERFTEST_PMU=$pmu"
+[ "$(getconf _NPROCESSORS_CONF)" = 2 ] || skip "the descriptions are recorded at -smp 2"
+dump >"$tmp/got"
+cp "$golden" "$tmp/want"
+# Ours: the PMUs it does not have yet, with the issue that brings them.
+case $(uname -r) in
+*-perfng*)
+	while read -r glob why; do
+		case $glob in
+		''|'#'*) continue ;;
+		esac
+		# shellcheck disable=SC2254
+		present=$(cd /sys/bus/event_source/devices &&
+			for p in *; do case $p in $glob) echo "$p" ;; esac; done)
+		[ -z "$present" ]
+		result $? "$glob is absent ($why): ${present:-none}"
+	done <"$notyet"
+	awk -v list="$notyet" '
+		BEGIN { while ((getline l < list) > 0) if (l !~ /^#/ && split(l, w) > 0) g[++k] = w[1] }
+		{ p = $0; sub(/\/.*/, "", p)
+		  for (i = 1; i <= k; i++) {
+			re = "^" g[i] "$"; gsub(/\*/, ".*", re); gsub(/\?/, ".", re)
+			if (p ~ re) next
+		  }
+		  print }' "$golden" >"$tmp/want"
+	;;
+esac
+pmus() { sed 's|/.*||' "$1" | uniq | tr '\n' ' '; }
+[ "$(pmus "$tmp/got")" = "$(pmus "$tmp/want")" ]
+result $? "the PMUs: $(pmus "$tmp/got")(stock's: $(pmus "$tmp/want"))"
+diff -u "$tmp/want" "$tmp/got" >"$tmp/diff"
+result $? "each PMU's files and contents as stock's ($(wc -l <"$tmp/want") files)" "$tmp/diff"
+tap_done
