@@ -22,7 +22,8 @@
 # PMU=intel-v1, -v2, -v3 or -v5 is the same CPU with that version of
 # architectural perfmon instead (the emulated PMU's pmu-version).
 # PMU=amd runs it on an AMD CPU (family 0x19 model 0x11, a Zen 4) with
-# PerfCtrExtCore and PerfMonV2: six counters with global control.
+# PerfCtrExtCore and PerfMonV2: six counters with global control, and
+# the L3, data fabric and memory controller counters (patch 0030).
 # PMU=amd-legacy is the same CPU without either: the four K7 counters.
 # PMU=intel-nomsr and amd-nomsr are the intel and amd CPUs whose PMU
 # registers raise #GP although CPUID describes them (pmu-msrs=off).
@@ -100,10 +101,12 @@ intel|intel-v[1235]|amd|amd-legacy|intel-nomsr|amd-nomsr|skx|icx|spr|adl)
 	intel) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0 ;;
 	# CPUID describes the PMU, its registers raise #GP (pmu-msrs=off).
 	intel-nomsr) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-msrs=off ;;
-	amd-nomsr) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,pmu-msrs=off ;;
+	amd-nomsr) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,topoext=on,pmu-msrs=off ;;
 	intel-v*) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-version=${PMU#intel-v} ;;
-	amd) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,ibs=on ;;
-	amd-legacy) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,perfctr-core=off ;;
+	# The AMD CPUs have Zen's topology leaves (TOPOEXT), which Linux's
+	# amd_uncore driver needs.
+	amd) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,topoext=on,ibs=on ;;
+	amd-legacy) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,topoext=on,perfctr-core=off ;;
 	esac
 	cpu=$cpu,pmu=on$late
 	;;
