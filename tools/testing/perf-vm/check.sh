@@ -208,7 +208,7 @@ paths() { local t; for t in "$@"; do printf '%s ' "$tests_dir/$t"; done; }
 # The tests that need a hardware PMU, run on the emulated ones.
 pmu_tests="hw hw_retired hw_sched hw_config hw_inherit hw_groups hw_nmi kvm_pmu perf_hw.sh
 base_remove_on_exec perf_tool.sh bpftrace_hw.sh hw_lbr hw_ibs perf_models.sh guest_lbr.sh
-power.sh cstate.sh pmu_sysfs.sh"
+power.sh cstate.sh amd_uncore.sh pmu_sysfs.sh"
 # On the named Intel models: theirs.
 model_tests="hw_models hw_hybrid hw_retired hw_lbr hw_pebs hw_bts perf_models.sh guest_lbr.sh
 power.sh cstate.sh pmu_sysfs.sh"
@@ -311,7 +311,7 @@ runs_of() {
 			# AMD's IBS and LBR v2, and the power PMU's timer,
 			# under KASAN and lockdep.
 			# shellcheck disable=SC2046
-			PMU=amd run "pmu-amd-debug-smp2" debug 2 2048 3600 $(paths hw_lbr hw_ibs power.sh)
+			PMU=amd run "pmu-amd-debug-smp2" debug 2 2048 3600 $(paths hw_lbr hw_ibs power.sh amd_uncore.sh)
 		fi
 		# The hardware-event tests under KASAN and lockdep (7 min):
 		# make check has them on ours and fuzzes the debug kernel on

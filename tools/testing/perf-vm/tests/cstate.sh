@@ -75,8 +75,8 @@ done
 cat >cstate.py <<'PY'
 import errno, os, sys, time
 from pmu_open import (DEVICES, check_cpumask, count, counted, cpulist,
-                      errno_of, movable_reader, open_event, package_of,
-                      pmu_type, say, set_online, skip)
+                      errno_of, open_event, package_of, reader_to_offline,
+                      pmu_type, say, set_online)
 
 ALL = {"core": ["c1", "c3", "c6", "c7"],
        "pkg": ["c2", "c3", "c6", "c7", "c8", "c9", "c10"]}
@@ -143,11 +143,8 @@ os.close(tsc)
 # of the emulated models waits in MWAIT, which TCG runs as a spin
 # (qemu-pmu README): its package leaves C2 until it is back online, when
 # the event, now read on the sibling, counts again.
-r = movable_reader("cstate_pkg")
-if r is None:
-    skip("a package's reader goes offline", "no package whose reader other "
-         "than CPU 0 has a sibling (-smp 4,sockets=2,cores=2 has one)")
-    sys.exit(0)
+r = reader_to_offline("cstate_pkg", "a package's reader goes offline",
+                      "package")
 siblings = package_of(r)	# gone from sysfs while r is offline
 fd = open_event(TYPE["pkg"], 0, cpu=r)
 say(fd >= 0, "open cstate_pkg/c2-residency/ on CPU %d: %d" % (r, fd))
@@ -171,14 +168,7 @@ say(0 < c1 <= c2 < c3 < c4,
     (c1, c2, c3, c4))
 os.close(fd)
 PY
-PYTHONPATH=$dir/lib python3 cstate.py "$core" "$pkg" >out 2>err
-result $? "the cases ran" err
-while read -r st desc; do
-	case $st in
-	2) skip_one "${desc%%|*}" "${desc#*|}" ;;
-	*) result "$st" "$desc" ;;
-	esac
-done <out
+py_cases cstate.py "$core" "$pkg"
 
 if command -v perf >/dev/null; then
 	perf stat -a -x, -e cstate_pkg/c2-residency/ -- sleep 1 >stat.out 2>&1

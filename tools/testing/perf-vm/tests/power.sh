@@ -74,8 +74,8 @@ result $? "format: event is config:0-7, and nothing else"
 cat >power.py <<'EOF'
 import errno, os, sys, time
 from pmu_open import (DEVICES, check_cpumask, count, counted, cpulist,
-                      errno_of, movable_reader, open_event, package_of,
-                      pmu_type, say, set_online, skip)
+                      errno_of, open_event, package_of, reader_to_offline,
+                      pmu_type, say, set_online)
 
 D = DEVICES + "power/"
 WANT = sys.argv[1].split()
@@ -140,11 +140,7 @@ for fd in fds:
 
 # A package read by a CPU other than 0 that has a sibling: when the
 # reader goes offline, its events move to the sibling and go on counting.
-r = movable_reader("power")
-if r is None:
-    skip("a reader goes offline", "no package whose reader other than CPU 0 "
-         "has a sibling (-smp 4,sockets=2,cores=2 has one)")
-    sys.exit(0)
+r = reader_to_offline("power", "a reader goes offline", "package")
 siblings = package_of(r)	# gone from sysfs while r is offline
 fd = open_event(TYPE, pkg, cpu=r)
 say(fd >= 0, "open energy-pkg on CPU %d: %d" % (r, fd))
@@ -164,14 +160,7 @@ finally:
     set_online(r, True)
 os.close(fd)
 EOF
-PYTHONPATH=$dir/lib python3 power.py "$want" >out 2>err
-result $? "the cases ran" err
-while read -r st desc; do
-	case $st in
-	2) skip_one "${desc%%|*}" "${desc#*|}" ;;
-	*) result "$st" "$desc" ;;
-	esac
-done <out
+py_cases power.py "$want"
 
 if command -v perf >/dev/null; then
 	perf stat -a -x, -e power/energy-pkg/ -- sleep 1 >stat.out 2>&1

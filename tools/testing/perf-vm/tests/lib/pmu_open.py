@@ -3,7 +3,7 @@
 # sysfs, the CPUs of a package, hotplug, and result lines for the shell
 # script to turn into TAP: "0 DESC" passed, "1 DESC" failed, "2 DESC|WHY"
 # skipped.
-import ctypes, errno, os, struct, time
+import ctypes, errno, os, struct, sys, time
 
 libc = ctypes.CDLL(None, use_errno=True)
 DEVICES = "/sys/bus/event_source/devices/"
@@ -35,13 +35,13 @@ def skip(desc, why):
     print("2 %s|%s" % (desc, why), flush=True)
 
 
-def open_event(type_, config, cpu=0, pid=-1, period=0, flags=0):
-    """An event of TYPE_ and CONFIG; its fd, or -errno."""
+def open_event(type_, config, cpu=0, pid=-1, period=0, flags=0, group=-1):
+    """An event of TYPE_ and CONFIG (in GROUP's group); its fd, or -errno."""
     # struct perf_event_attr, PERF_ATTR_SIZE_VER0 (64 bytes) is enough.
     attr = bytearray(struct.pack("IIQQQQQ", type_, 64, config, period, 0, 0, 0))
     struct.pack_into("Q", attr, 40, flags)
     buf = ctypes.create_string_buffer(bytes(attr), 64)
-    fd = libc.syscall(298, buf, pid, cpu, -1, 8)
+    fd = libc.syscall(298, buf, pid, cpu, group, 8)
     return fd if fd >= 0 else -ctypes.get_errno()
 
 
@@ -87,6 +87,17 @@ def movable_reader(pmu):
     mask = cpulist(open(DEVICES + pmu + "/cpumask").read())
     movable = [r for r in sorted(mask) if r != 0 and len(package_of(r)) > 1]
     return movable[0] if movable else None
+
+
+def reader_to_offline(pmu, desc, unit):
+    """movable_reader(PMU); without one, skip DESC (no UNIT, "package" or
+    "node", has such a reader) and end the script."""
+    r = movable_reader(pmu)
+    if r is None:
+        skip(desc, "no %s whose reader other than CPU 0 has a sibling "
+             "(-smp 4,sockets=2,cores=2 has one)" % unit)
+        sys.exit(0)
+    return r
 
 
 def online_cpus():

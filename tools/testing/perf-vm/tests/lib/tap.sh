@@ -4,6 +4,8 @@
 #   result STATUS DESC [FILE]    a test point; FILE's head shown on failure
 #   skip_one DESC REASON         a test point that skips
 #   tap_done                     the plan; the exit status says if all passed
+#   py_cases SCRIPT [ARG...]     test points from a Python script's lines
+#                                (lib/pmu_open.py's say() and skip())
 n=0 fail=0
 
 skip() {
@@ -30,4 +32,19 @@ skip_one() {
 tap_done() {
 	echo "1..$n"
 	[ "$fail" -eq 0 ]
+}
+
+# Run the Python SCRIPT with lib/ on its path ($dir: the sourcing test's
+# directory) and turn its lines into test points: "0 DESC" passed, "1
+# DESC" failed, "2 DESC|WHY" skipped; and a point for the script's own
+# exit status.
+py_cases() {
+	PYTHONPATH=$dir/lib python3 "$@" >cases.out 2>cases.err
+	result $? "the cases ran" cases.err
+	while read -r st desc; do
+		case $st in
+		2) skip_one "${desc%%|*}" "${desc#*|}" ;;
+		*) result "$st" "$desc" ;;
+		esac
+	done <cases.out
 }
