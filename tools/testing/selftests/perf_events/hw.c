@@ -18,6 +18,7 @@
  * tests skip: real hardware counts speculation, microcode and skid that
  * no test can predict.
  */
+#include <cpuid.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -646,9 +647,24 @@ TEST_F(hw, rdpmc_faults_where_it_must)
 	EXPECT_EQ(rdpmc_in_child(0, 0), SIGSEGV);
 	EXPECT_EQ(rdpmc_in_child(0x3fff, 1), SIGSEGV);
 	if (pmu_is_amd()) {
+		unsigned int a, b, c = 0, d;
+
 		/* No fixed counters on AMD. */
 		EXPECT_EQ(rdpmc_in_child(1u << 30, 1), SIGSEGV);
-		EXPECT_EQ(rdpmc_in_child(pmu_is("amd") ? 6 : 4, 1), SIGSEGV);
+		/*
+		 * Past the core counters, CPUID's PerfCtrExtDF and
+		 * PerfCtrExtLLC put the data fabric's counters at 6 to 9 and
+		 * the L3's at 10 to 15 (4 and 6 of them, as emulated).
+		 */
+		__get_cpuid(0x80000001, &a, &b, &c, &d);
+		if (c & (1u << 28)) {
+			EXPECT_EQ(rdpmc_in_child(6, 1), 0);
+			EXPECT_EQ(rdpmc_in_child(15, 1), 0);
+			EXPECT_EQ(rdpmc_in_child(16, 1), SIGSEGV);
+		} else {
+			EXPECT_EQ(rdpmc_in_child(pmu_is("amd") ? 6 : 4, 1),
+				  SIGSEGV);
+		}
 	} else {
 		/* Fixed counters from version 2. */
 		EXPECT_EQ(rdpmc_in_child(1u << 30, 1),
