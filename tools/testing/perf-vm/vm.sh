@@ -103,10 +103,13 @@ intel|intel-v[1235]|amd|amd-legacy|intel-nomsr|amd-nomsr|skx|icx|spr|adl)
 	intel-nomsr) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-msrs=off ;;
 	amd-nomsr) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,topoext=on,pmu-msrs=off ;;
 	intel-v*) cpu=max,vendor=GenuineIntel,family=6,model=240,stepping=0,pmu-version=${PMU#intel-v} ;;
-	# The AMD CPUs have Zen's topology leaves (TOPOEXT), which Linux's
-	# amd_uncore driver needs.
+	# The AMD CPUs with PerfMonV2 have Zen's topology leaves (TOPOEXT),
+	# which Linux's amd_uncore driver needs.  Not amd-legacy (no uncore
+	# counters there): with TOPOEXT, its guest stopped after the hard
+	# lockup report of final/hardlockup.sh (2 of 2 boots) instead of
+	# restarting (issue 35).
 	amd) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,topoext=on,ibs=on ;;
-	amd-legacy) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,topoext=on,perfctr-core=off ;;
+	amd-legacy) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,perfctr-core=off ;;
 	esac
 	cpu=$cpu,pmu=on$late
 	;;
