@@ -5,10 +5,14 @@
  * "perf_hw_target walk N" runs walk(N): N rounds of loads 64 bytes
  * apart over 16 MiB, each of a line not loaded for a while.
  * "perf_hw_target loads N" runs loads(N): exactly N load instructions
- * and no store (amd_uncore.sh).
+ * and no store (the uncore tests).  "perf_hw_target cued" runs loads(N)
+ * for each line "N" it reads on stdin and answers each with a line on
+ * stdout, until end of file: what counts between a cue and its answer
+ * is N loads and two system calls, not a process's start and exit.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define WALK_BYTES	(16 << 20)
 
@@ -35,10 +39,41 @@ static void __attribute__((noinline)) loads(unsigned long n)
 			     : "+r"(n) : "r"(&c) : "rax", "cc");
 }
 
+/* Read a line of at most SIZE - 1 bytes into LINE: 0 at end of file. */
+static int read_line(char *line, size_t size)
+{
+	size_t len = 0;
+	char c;
+
+	while (read(0, &c, 1) == 1) {
+		if (c == '\n') {
+			line[len] = 0;
+			return 1;
+		}
+		if (len < size - 1)
+			line[len++] = c;
+	}
+	return 0;
+}
+
+static int cued(void)
+{
+	char line[32];
+
+	while (read_line(line, sizeof(line))) {
+		loads(strtoul(line, NULL, 10));
+		if (write(1, "\n", 1) != 1)
+			return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char *buf;
 
+	if (argc > 1 && !strcmp(argv[1], "cued"))
+		return cued();
 	if (argc > 2 && !strcmp(argv[1], "loads")) {
 		loads(strtoul(argv[2], NULL, 10));
 		return 0;

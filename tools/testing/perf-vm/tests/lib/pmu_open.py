@@ -1,9 +1,9 @@
 # Helpers for the perf_event_open() calls the PMU shell tests make from
-# Python (power.sh, cstate.sh): counting CPU events of a PMU named in
+# Python (power.sh, cstate.sh, the uncore tests): counting CPU events of a PMU named in
 # sysfs, the CPUs of a package, hotplug, and result lines for the shell
 # script to turn into TAP: "0 DESC" passed, "1 DESC" failed, "2 DESC|WHY"
 # skipped.
-import ctypes, errno, os, struct, sys, time
+import ctypes, errno, os, struct, subprocess, sys, time
 
 libc = ctypes.CDLL(None, use_errno=True)
 DEVICES = "/sys/bus/event_source/devices/"
@@ -145,3 +145,52 @@ def counted(fds, secs, ncpu, busy, clock=None):
     for pid in pids:
         os.waitpid(pid, 0)
     return [a - b for a, b in zip(after, before)], t1 - t0
+
+
+def cued_loads(target, cpu, n, fds, good, rounds=8):
+    """What FDS count while perf_hw_target (TARGET) runs N loads on CPU.
+
+    The target, started once, runs each lot of loads on a cue through a
+    pipe, so that what counts between a cue and its answer is the loads,
+    two system calls and whatever else the kernel does meanwhile, not a
+    process's start and exit (on a debug kernel a hundred million memory
+    accesses, varying by millions).  What the kernel adds only adds: of
+    up to ROUNDS rounds of a cue of no loads and one of N, each count's
+    least is the one with the least of it; the rounds stop once
+    GOOD(least, extra) holds.  Returns least (each count's least with N
+    loads), extra (least less the least with none), most (each count's
+    largest with N loads) and idle: what each counts while the target
+    waits for as long as the rounds of N loads took on average, the
+    kernel's own share of a round.
+    """
+    cue = subprocess.Popen(["taskset", "-c", str(cpu), target, "cued"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           bufsize=0)
+
+    def lot(k):
+        before = [count(fd) for fd in fds]
+        cue.stdin.write(b"%d\n" % k)
+        if cue.stdout.read(1) != b"\n":
+            raise RuntimeError("perf_hw_target cued gave no answer")
+        return [count(fd) - b for fd, b in zip(fds, before)]
+
+    lot(0)
+    none = least = most = None
+    took = []
+    for _ in range(rounds):
+        short = lot(0)
+        t = time.monotonic()
+        long = lot(n)
+        took.append(time.monotonic() - t)
+        none = short if none is None else list(map(min, none, short))
+        least = long if least is None else list(map(min, least, long))
+        most = long if most is None else list(map(max, most, long))
+        extra = [b - a for a, b in zip(none, least)]
+        if good(least, extra):
+            break
+    before = [count(fd) for fd in fds]
+    time.sleep(sum(took) / len(took))
+    idle = [count(fd) - b for fd, b in zip(fds, before)]
+    cue.stdin.close()
+    cue.wait()
+    return least, extra, most, idle
