@@ -22,6 +22,12 @@
 
 #define NPAGES	128
 #define MAXCPU	64
+/*
+ * CPU time that spans a few ticks: where the TSC is unstable (two
+ * packages without constant_tsc), local_clock() may stand still between
+ * two ticks, and with it an event's enabled and running times.
+ */
+#define TICKS_NS	50000000ULL
 
 static int unpin(void)
 {
@@ -154,6 +160,7 @@ TEST(per_task_per_cpu_counts_only_there)
 	}
 	touch_pages(NPAGES);
 	burn(1000000);
+	burn_ns(TICKS_NS);
 	for (i = 1; i < n; i++) {
 		ASSERT_EQ(read(fd[i], b, sizeof(b)), sizeof(b));
 		EXPECT_EQ(b[0], 0) TH_LOG("cpu %d", i);
@@ -165,6 +172,7 @@ TEST(per_task_per_cpu_counts_only_there)
 		for (i = 0; i < n; i++)
 			ASSERT_EQ(read(fd[i], a[i], sizeof(a[i])), sizeof(a[i]));
 		touch_pages(NPAGES);
+		burn_ns(TICKS_NS);
 		for (i = 0; i < n; i++) {
 			ASSERT_EQ(read(fd[i], b, sizeof(b)), sizeof(b));
 			if (i == k) {
