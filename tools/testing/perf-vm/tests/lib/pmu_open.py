@@ -126,6 +126,30 @@ def check_cpumask(pmu, level):
          "core" if level == "core" else "package"))
 
 
+def cpu_times():
+    """Each CPU's idle and total time so far, from /proc/stat."""
+    times = {}
+    for line in open("/proc/stat"):
+        f = line.split()
+        if f[0].startswith("cpu") and f[0] != "cpu":
+            t = [int(x) for x in f[1:9]]
+            times[int(f[0][3:])] = (t[3] + t[4], sum(t))
+    return times
+
+
+def idle_shares(before, after, cpus):
+    """The share of the time between two cpu_times() each of CPUS idled."""
+    return [(after[c][0] - before[c][0]) /
+            max(after[c][1] - before[c][1], 1) for c in sorted(cpus)]
+
+
+def all_idle(shares):
+    """The least share of the time CPUs with these idle SHARES can all
+    have idled together (none of them need overlap before the sum passes
+    one less than their number)."""
+    return max(0.0, sum(shares) - (len(shares) - 1))
+
+
 def counted(fds, secs, ncpu, busy, clock=None):
     """What each of FDS counts over SECS while this task, pinned to CPU 0,
     sleeps or (BUSY) spins with a spinner on each other CPU of NCPU;
