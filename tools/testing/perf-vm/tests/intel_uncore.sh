@@ -31,9 +31,6 @@ model=$(awk -F': ' '/^model\t/ { print $2; exit }' /proc/cpuinfo)
 	skip "no emulated client uncore on $vendor family $family model $model (PMU=adl boots one)"
 grep -qw hypervisor /proc/cpuinfo &&
 	skip "under a hypervisor Linux leaves the client uncore alone"
-case $(uname -r) in
-*-perfng*) skip "issue 35: no Intel uncore driver yet" ;;
-esac
 command -v python3 >/dev/null || skip "no python3 for the perf_event_open() calls"
 [ "$(nproc)" -ge 2 ] || skip "one CPU: the loads run on CPU 1"
 cd "$tmp" || exit 1
