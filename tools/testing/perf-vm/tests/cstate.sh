@@ -139,9 +139,14 @@ def cpus_of(kind):
 # all) keeps CPUs busy for a share of the time that varies from run to
 # run.  A residency is the time all CPUs of the core or package are
 # halted: at most the least of their idle shares in /proc/stat, and at
-# least what those shares force to overlap.  Below a quarter of the time
-# that floor says nothing, and the case is a skip naming the shares.
-# Without a SHARE, the residency need only be above 0.
+# least what those shares force to overlap, less the idle loop's own
+# work before HLT and after each wakeup, which is idle time but not
+# halted: half the overlap is wanted (on our debug kernel, Ice Lake-SP,
+# core C1 counted 0.835 to 0.867 of the TSC with CPU 0 idle 0.975 to
+# 0.980, package C2 0.781 to 0.805 with both CPUs idle 0.975 or more;
+# on a quiet non-debug guest 0.94 to 0.99 for 0.995).  Below a quarter
+# of the time the floor says nothing, and the case is a skip naming the
+# shares.  Without a SHARE, the residency need only be above 0.
 def asleep(desc, cpus, t0, t1, share=None, counted=0):
     idle = idle_shares(t0, t1, cpus)
     lo = all_idle(idle)
@@ -154,9 +159,8 @@ def asleep(desc, cpus, t0, t1, share=None, counted=0):
     elif share is None:
         say(counted > 0, desc + " (want more than 0)")
     else:
-        say(lo - 0.15 <= share <= min(hi + 0.1, 1.001),
-            desc + " (want %.3f to %.3f)" % (max(lo - 0.15, 0),
-                                             min(hi + 0.1, 1.001)))
+        say(lo / 2 <= share <= min(hi + 0.1, 1.001),
+            desc + " (want %.3f to %.3f)" % (lo / 2, min(hi + 0.1, 1.001)))
 
 
 os.sched_setaffinity(0, {0})
