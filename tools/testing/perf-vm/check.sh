@@ -7,8 +7,9 @@
 # usage: check.sh [all|full|qemu|stock|kcsan|pmu]
 #   qemu   our kernel (-smp 2 and -smp 4) and our debug kernel (-smp 2),
 #          and short seeded fuzzes of the debug kernel at -smp 2 with
-#          the emulated Skylake-SP and Ice Lake-SP, branch stacks on the debug
-#          kernel, and the hardware-event tests on the debug kernel
+#          the emulated Skylake-SP and Ice Lake-SP, each after branch
+#          stacks and precise samples in the same guest, and the
+#          hardware-event tests on the debug kernel
 #   kcsan  our KCSAN kernel (-smp 2; not the perf tool scripts), and a
 #          short fuzz on it at -smp 4 with the emulated AMD PMU
 #   stock  the unmodified base with the same configuration (-smp 2 and 4,
@@ -68,14 +69,19 @@ record=
 # The short fuzz of make check: seconds of fuzzing per run.
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 
-# fuzz KERNEL SMP PMU [SEED]: the short seeded fuzz (the seed is the CPU
-# count unless given) on a guest with that emulated PMU, so that hardware
-# events, groups of them and their inherited copies are fuzzed too.
+# fuzz KERNEL SMP PMU [SEED [TESTS]]: the short seeded fuzz (the seed is
+# the CPU count unless given) on a guest with that emulated PMU, so that
+# hardware events, groups of them and their inherited copies are fuzzed
+# too.  With TESTS (paths), the guest runs those test programs first: the
+# run is then pmu-PMU-KERNEL-smpSMP, one boot and one kmemleak scan for
+# both (a debug kernel's boot and scan take about a minute under TCG).
 fuzz() {
 	local label=$1-fuzz-$3-smp$2 seed=${4:-$2} t0
+	[ -n "${5:-}" ] && label=pmu-$3-$1-smp$2
 	t0=$(date +%s)
 	log "fuzzing the $1 kernel at -smp $2 (PMU=$3) for ${FUZZ_SECONDS}s, seed $seed"
 	PMU=$3 FUZZ_NO_BUILD=1 FUZZ_DIR=$results SECONDS_=$FUZZ_SECONDS \
+		FUZZ_TESTS=${5:-} \
 		SEED=$seed KERNEL=$1 SMP=$2 "$PERFVM/fuzz.sh" "$label" \
 		>"$results/$label.summary" 2>/dev/null
 	grep -v "^$label: [0-9]* passed" "$results/$label.summary" >&2
@@ -306,15 +312,11 @@ runs_of() {
 			# in TCG's exclusive sections, and the run took 5.4
 			# min instead of 2.9 (check-full fuzzes the KCSAN
 			# kernel at -smp 4).
-			fuzz debug 2 skx 4
-			fuzz debug 2 icx
-			# Branch stacks, precise samples and branch traces under
-			# KASAN and lockdep, on both models' PEBS, and BTS; the
-			# cstate PMUs.
-			# shellcheck disable=SC2046
-			PMU=skx run "pmu-skx-debug-smp2" debug 2 2048 3600 $(paths hw_lbr hw_pebs)
-			# shellcheck disable=SC2046
-			PMU=icx run "pmu-icx-debug-smp2" debug 2 2048 3600 $(paths hw_pebs hw_bts cstate.sh)
+			# Before each fuzz, in its guest: branch stacks, precise
+			# samples and branch traces under KASAN and lockdep, on
+			# both models' PEBS, and BTS; the cstate PMUs.
+			fuzz debug 2 skx 4 "$(paths hw_lbr hw_pebs)"
+			fuzz debug 2 icx 2 "$(paths hw_pebs hw_bts cstate.sh)"
 			# AMD's IBS and LBR v2, and the power PMU's timer,
 			# under KASAN and lockdep.
 			# shellcheck disable=SC2046

@@ -13,6 +13,9 @@
 #   PMU=k            the guest's emulated PMU, as vm.sh takes it (default none)
 #   FUZZ_NO_BUILD=1  use the kernel image already built
 #   FUZZ_DIR=dir     where the logs go (default out/fuzz)
+#   FUZZ_TESTS="..." test programs (paths) to run in the same guest first,
+#                    as check.sh's runs do; kmemleak scans once, after
+#                    the fuzz
 # Prints "LABEL: P passed, F failed, S skipped" last, as check.sh's runs do;
 # the guest's logs are in FUZZ_DIR/LABEL.{out,console}.
 . "$(dirname "$0")/lib.sh"
@@ -44,10 +47,17 @@ gcc -O2 -g -Wall -static -pthread -isystem "$TOP/tools/include/uapi" \
 # The guest has the fuzzing time, a kmemleak scan or two and the boot; a
 # debug or KCSAN kernel boots and scans slowly.
 tmo=$((secs * 3 + 600))
+first=
+if [ -n "${FUZZ_TESTS:-}" ]; then
+	first="PERFTEST_PMU=${PMU:-none} PERFTEST_ICOUNT=0 PERFTEST_TIMEOUT=1200"
+	first="$first PERFTEST_HELPERS=$BUILD/selftests/guest PERFTEST_NO_SCAN=1"
+	first="$first sh $PERFVM/guest-tests.sh $FUZZ_TESTS; "
+	tmo=$((tmo + 3600))
+fi
 log "fuzzing $kernel at -smp $smp for ${secs}s, seed $seed"
 mapfile -t opts < <(boot_opts "$kernel")
 "$PERFVM/vm.sh" "${opts[@]}" -k "$img" -s "$smp" -m 2048 -t "$tmo" \
 	-c "$dir/$label.console" -o "$dir/$label.out" -- \
-	"sh $PERFVM/fuzz-guest.sh $bin/perf_fuzz $seed $secs" >/dev/null
+	"${first}sh $PERFVM/fuzz-guest.sh $bin/perf_fuzz $seed $secs" >/dev/null
 st=$?
 "$PERFVM/summarize.py" "$label" "$dir/$label.out" "$dir/$label.console" "$st"
