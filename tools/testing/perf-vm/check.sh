@@ -223,13 +223,23 @@ model_tests="hw_models hw_hybrid hw_retired hw_lbr hw_pebs hw_bts perf_models.sh
 power.sh cstate.sh intel_uncore.sh pmu_sysfs.sh"
 # On a PMU whose PMIs arrive late (AMD's may): the tests of sampling.
 late_tests="hw_nmi hw hw_inherit perf_tool.sh"
-# pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2.  Without
+# On the older PMUs of the same CPUs (Intel's perfmon v1, AMD's four K7
+# counters): the tests of the counters the driver programs there, the
+# sysfs description and the watchdog.  The PMUs and features that do not
+# change with the counters' version (IBS, LBR, RAPL, cstate, uncore, the
+# models' perf commands) and perf(1)'s own commands run on the current
+# Intel and AMD runs of the same CPU: on the older ones they cost a
+# minute each of the same coverage.
+older_tests="hw hw_retired hw_sched hw_config hw_inherit hw_groups hw_nmi kvm_pmu perf_hw.sh
+base_remove_on_exec bpftrace_hw.sh pmu_sysfs.sh"
+# pmu_run KERNEL PMU [-I]: LABEL pmu-PMU[-icount]-KERNEL-smp2, the tests
+# $PMU_TESTS (pmu_tests when unset).  Without
 # -icount the run ends with hardlockup.sh, which locks CPU 1 up for good
 # (tests/final/).  Under -icount the vCPUs take turns on one host thread
 # and a CPU spinning on PAUSE is many times slower: the lockup takes
 # minutes to report there, and the run is for exact counts.
 pmu_run() {
-	local label=pmu-$2 mem=1024 tmo=1800 tests="$pmu_tests final/hardlockup.sh"
+	local label=pmu-$2 mem=1024 tmo=1800 tests="${PMU_TESTS:-$pmu_tests} final/hardlockup.sh"
 	[ "${3:-}" = -I ] && label=$label-icount tests=$pmu_tests
 	[ "$1" = debug ] && mem=2048 tmo=3600
 	# shellcheck disable=SC2046,SC2086
@@ -294,8 +304,8 @@ runs_of() {
 		done
 		# For time: the older PMUs on ours only, -icount on stock only.
 		if [ "$k" = qemu ]; then
-			pmu_run "$k" intel-v1
-			pmu_run "$k" amd-legacy
+			PMU_TESTS=$older_tests pmu_run "$k" intel-v1
+			PMU_TESTS=$older_tests pmu_run "$k" amd-legacy
 			# shellcheck disable=SC2046
 			PMU=amd-legacy-late run "pmu-amd-legacy-late-$k-smp2" "$k" 2 1024 600 $(paths hw_nmi)
 		fi
