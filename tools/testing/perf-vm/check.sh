@@ -76,12 +76,16 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 # run is then pmu-PMU-KERNEL-smpSMP, one boot and one kmemleak scan for
 # both (a debug kernel's boot and scan take about a minute under TCG).
 fuzz() {
-	local label=$1-fuzz-$3-smp$2 seed=${4:-$2} t0
-	[ -n "${5:-}" ] && label=pmu-$3-$1-smp$2
+	local label=$1-fuzz-$3-smp$2 seed=${4:-$2} t0 before=
+	if [ -n "${5:-}" ]; then
+		label=pmu-$3-$1-smp$2
+		# shellcheck disable=SC2086
+		before="PERFTEST_NO_SCAN=1 $(PMU=$3 guest_cmd 0 3600 $5)"
+	fi
 	t0=$(date +%s)
 	log "fuzzing the $1 kernel at -smp $2 (PMU=$3) for ${FUZZ_SECONDS}s, seed $seed"
 	PMU=$3 FUZZ_NO_BUILD=1 FUZZ_DIR=$results SECONDS_=$FUZZ_SECONDS \
-		FUZZ_TESTS=${5:-} \
+		FUZZ_BEFORE=$before \
 		SEED=$seed KERNEL=$1 SMP=$2 "$PERFVM/fuzz.sh" "$label" \
 		>"$results/$label.summary" 2>/dev/null
 	grep -v "^$label: [0-9]* passed" "$results/$label.summary" >&2
@@ -184,6 +188,14 @@ build_secs=$(( $(date +%s) - build_start ))
 
 summaries=()
 
+# guest_cmd ICOUNT TIMEOUT TESTS...: the guest's command that runs the
+# test programs TESTS (paths) on a guest with $PMU, one run's TIMEOUT.
+guest_cmd() {
+	local icount=$1 tmo=$2
+	shift 2
+	echo "PERFTEST_PMU=${PMU:-none} PERFTEST_ICOUNT=$icount PERFTEST_TIMEOUT=$((tmo / 3)) PERFTEST_HELPERS=$tests_dir/guest sh $PERFVM/guest-tests.sh $*"
+}
+
 # run LABEL KERNEL SMP MEM TIMEOUT TESTS...; the guest's PMU is $PMU
 # (vm.sh), and $VMOPTS are more vm.sh options.
 run() {
@@ -202,7 +214,7 @@ run() {
 	# shellcheck disable=SC2086
 	"$PERFVM/vm.sh" ${VMOPTS:-} "${opts[@]}" -k "$img" -s "$smp" -m "$mem" -t "$tmo" \
 		-c "$results/$label.console" -o "$results/$label.out" -- \
-		"PERFTEST_PMU=${PMU:-none} PERFTEST_ICOUNT=$icount PERFTEST_TIMEOUT=$((tmo / 3)) PERFTEST_HELPERS=$tests_dir/guest sh $PERFVM/guest-tests.sh $*" >/dev/null
+		"$(guest_cmd "$icount" "$tmo" "$@")" >/dev/null
 	local st=$?
 	PERFTEST_CASES=$results/$label.cases "$PERFVM/summarize.py" "$label" \
 		"$results/$label.out" "$results/$label.console" "$st" |

@@ -13,9 +13,9 @@
 #   PMU=k            the guest's emulated PMU, as vm.sh takes it (default none)
 #   FUZZ_NO_BUILD=1  use the kernel image already built
 #   FUZZ_DIR=dir     where the logs go (default out/fuzz)
-#   FUZZ_TESTS="..." test programs (paths) to run in the same guest first,
-#                    as check.sh's runs do; kmemleak scans once, after
-#                    the fuzz
+#   FUZZ_BEFORE=cmd  a guest command to run first, in the same guest, with
+#                    an hour more for it (check.sh: test programs, their
+#                    kmemleak scan left to the fuzz's)
 # Prints "LABEL: P passed, F failed, S skipped" last, as check.sh's runs do;
 # the guest's logs are in FUZZ_DIR/LABEL.{out,console}.
 . "$(dirname "$0")/lib.sh"
@@ -48,10 +48,8 @@ gcc -O2 -g -Wall -static -pthread -isystem "$TOP/tools/include/uapi" \
 # debug or KCSAN kernel boots and scans slowly.
 tmo=$((secs * 3 + 600))
 first=
-if [ -n "${FUZZ_TESTS:-}" ]; then
-	first="PERFTEST_PMU=${PMU:-none} PERFTEST_ICOUNT=0 PERFTEST_TIMEOUT=1200"
-	first="$first PERFTEST_HELPERS=$BUILD/selftests/guest PERFTEST_NO_SCAN=1"
-	first="$first sh $PERFVM/guest-tests.sh $FUZZ_TESTS; "
+if [ -n "${FUZZ_BEFORE:-}" ]; then
+	first="$FUZZ_BEFORE; "
 	tmo=$((tmo + 3600))
 fi
 log "fuzzing $kernel at -smp $smp for ${secs}s, seed $seed"
