@@ -13,7 +13,7 @@ kernel=$OUT/build/stock/arch/x86/boot/bzImage
 dst=$PERFVM/tests/pmu-sysfs
 [ -f "$kernel" ] || die "no stock kernel: make stock"
 mkdir -p "$dst" "$OUT/tmp"
-pmus=${*:-none intel intel-v1 amd amd-legacy skx icx spr adl}
+pmus=${*:-none intel intel-v1 amd amd-legacy amd-15h skx icx spr adl}
 for p in $pmus; do
 	log "stock, PMU=$p"
 	out=$OUT/tmp/pmu-sysfs.$p

@@ -25,6 +25,9 @@
 # PerfCtrExtCore and PerfMonV2: six counters with global control, and
 # the L3, data fabric and memory controller counters (patch 0030).
 # PMU=amd-legacy is the same CPU without either: the four K7 counters.
+# PMU=amd-15h is an AMD family 0x15 model 0x60 (Carrizo, Excavator
+# cores) with PerfCtrExtCore (six counters, no PerfMonV2) and the
+# accumulated power interface (patch 0032), which no later family has.
 # PMU=intel-nomsr and amd-nomsr are the intel and amd CPUs whose PMU
 # registers raise #GP although CPUID describes them (pmu-msrs=off).
 # PMU=amd-late and amd-legacy-late are the amd and amd-legacy CPUs whose
@@ -90,7 +93,7 @@ esac
 case "${PMU:-none}" in
 # QEMU's max CPU has our PMU on by default (an AMD one under TCG).
 none) cpu=max,pmu=off ;;
-intel|intel-v[1235]|amd|amd-legacy|intel-nomsr|amd-nomsr|skx|icx|spr|adl)
+intel|intel-v[1235]|amd|amd-legacy|amd-15h|intel-nomsr|amd-nomsr|skx|icx|spr|adl)
 	case $PMU in
 	# The named Intel models without the hypervisor bit, as the parts:
 	# Linux's cstate and uncore drivers stay away from a guest.
@@ -110,11 +113,12 @@ intel|intel-v[1235]|amd|amd-legacy|intel-nomsr|amd-nomsr|skx|icx|spr|adl)
 	# restarting (issue 35).
 	amd) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,topoext=on,ibs=on ;;
 	amd-legacy) cpu=max,vendor=AuthenticAMD,family=25,model=17,stepping=1,perfctr-core=off ;;
+	amd-15h) cpu=max,vendor=AuthenticAMD,family=21,model=96,stepping=1,topoext=on,perfmon-v2=off ;;
 	esac
 	cpu=$cpu,pmu=on$late
 	;;
 *)
-	echo "vm.sh: PMU must be none, intel, intel-v1/2/3/5, amd, amd-legacy, intel-nomsr, amd-nomsr, amd-late, amd-legacy-late, skx, icx, spr or adl, not '$PMU'" >&2
+	echo "vm.sh: PMU must be none, intel, intel-v1/2/3/5, amd, amd-legacy, amd-15h, intel-nomsr, amd-nomsr, amd-late, amd-legacy-late, skx, icx, spr or adl, not '$PMU'" >&2
 	exit 2
 	;;
 esac

@@ -6,7 +6,8 @@
 # registration decides, are left out.  pmu-sysfs/PMU holds what stock
 # shows at -smp 2 with PERFTEST_PMU=PMU (pmu-sysfs-record.sh writes it);
 # on our kernel the PMUs named in pmu-sysfs/not-yet, which it does not
-# have yet, are left out of that, and must then be absent.  Our kernel's
+# have yet (a name prefixed "PMU:" on that CPU only), are left out of
+# that, and must then be absent.  Our kernel's
 # test-only PMUs (perf_test, perf_test_aux) and those of the test
 # modules are not compared.  With --dump, prints the description.
 # Prints TAP.
@@ -84,6 +85,10 @@ case $(uname -r) in
 	while read -r glob why; do
 		case $glob in
 		''|'#'*) continue ;;
+		*:*)
+			[ "${glob%%:*}" = "$pmu" ] || continue
+			glob=${glob#*:}
+			;;
 		esac
 		# shellcheck disable=SC2254
 		present=$(cd /sys/bus/event_source/devices &&
@@ -91,8 +96,12 @@ case $(uname -r) in
 		[ -z "$present" ]
 		result $? "$glob is absent ($why): ${present:-none}"
 	done <"$notyet"
-	awk -v list="$notyet" '
-		BEGIN { while ((getline l < list) > 0) if (l !~ /^#/ && split(l, w) > 0) g[++k] = w[1] }
+	awk -v list="$notyet" -v pmu="$pmu" '
+		BEGIN { while ((getline l < list) > 0) if (l !~ /^#/ && split(l, w) > 0) {
+			c = index(w[1], ":")
+			if (c == 0) g[++k] = w[1]
+			else if (substr(w[1], 1, c - 1) == pmu) g[++k] = substr(w[1], c + 1)
+		} }
 		{ p = $0; sub(/\/.*/, "", p)
 		  for (i = 1; i <= k; i++) {
 			re = "^" g[i] "$"; gsub(/\*/, ".*", re); gsub(/\?/, ".", re)
