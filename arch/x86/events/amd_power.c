@@ -29,13 +29,13 @@
  * lock.  The ratio and the maximum are set at init; the PMU lives until
  * the module goes.
  */
+#include <linux/cpufeature.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/sysfs.h>
 
 #include <asm/cpu_device_id.h>
-#include <asm/cpufeature.h>
 #include <asm/msr.h>
 
 MODULE_DESCRIPTION("AMD family 15h accumulated power as the power PMU");
