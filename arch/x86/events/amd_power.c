@@ -23,11 +23,14 @@
  * "cpumask", puts each event on that CPU and moves it when that CPU goes
  * offline.  Only counting CPU events: the registers do not interrupt.
  *
- * Locking and lifetime: add, del, start, stop and read run on the
- * event's CPU with interrupts off (the core sends a read there), and the
- * registers are the compute unit's, so the event's two snapshots need no
- * lock.  The ratio and the maximum are set at init; the PMU lives until
- * the module goes.
+ * Locking and lifetime: add, del, start and stop run on the event's CPU,
+ * read there or on another CPU of its compute unit (the core reads a
+ * scoped PMU's events where they share the counters), all with
+ * interrupts off and under the event's context lock, which orders them:
+ * the snapshots and the count need no lock of their own.  The
+ * accumulator and the PTSC (CU_PTSC) are the compute unit's, the same
+ * from each of its cores.  The ratio and the maximum are set at init;
+ * the PMU lives until the module goes.
  */
 #include <linux/cpufeature.h>
 #include <linux/math64.h>
@@ -37,6 +40,8 @@
 
 #include <asm/cpu_device_id.h>
 #include <asm/msr.h>
+
+#include "x86_pmu.h"
 
 MODULE_DESCRIPTION("AMD family 15h accumulated power as the power PMU");
 MODULE_LICENSE("GPL");
@@ -121,16 +126,9 @@ static int amd_power_event_init(struct perf_event *event)
 	return 0;
 }
 
-#define AMD_POWER_ATTR(var, label, str)					\
-	static struct perf_pmu_events_attr var = {			\
-		.attr = { .attr = { .name = label, .mode = 0444 },	\
-			  .show = perf_event_sysfs_show },		\
-		.event_str = str,					\
-	}
-
-AMD_POWER_ATTR(amd_power_pkg, "power-pkg", "event=0x01");
-AMD_POWER_ATTR(amd_power_pkg_unit, "power-pkg.unit", "mWatts");
-AMD_POWER_ATTR(amd_power_pkg_scale, "power-pkg.scale", "1.000000e-3");
+X86_EVENT_STR(amd_power_pkg, "power-pkg", "event=0x01");
+X86_EVENT_STR(amd_power_pkg_unit, "power-pkg.unit", "mWatts");
+X86_EVENT_STR(amd_power_pkg_scale, "power-pkg.scale", "1.000000e-3");
 
 static struct attribute *amd_power_event_attrs[] = {
 	&amd_power_pkg.attr.attr,
