@@ -204,6 +204,13 @@ static void queue_sigtrap(struct perf_event *event, struct perf_sample_data *dat
 {
 	struct perf_overflow_state *ov = event->ov;
 
+	/*
+	 * The signal goes to the task that runs now: it must be the one the
+	 * event watches.  An overflow while another runs is a bug of the
+	 * caller's; it would kill a task that asked for nothing.
+	 */
+	if (WARN_ON_ONCE(READ_ONCE(event->ctx->task) != current))
+		return;
 	if (ov->pending_work)
 		return;
 	if (task_work_add(current, &ov->pending_task,
