@@ -53,7 +53,9 @@ if [ -n "${FUZZ_BEFORE:-}" ]; then
 	tmo=$((tmo + 3600))
 fi
 log "fuzzing $kernel at -smp $smp for ${secs}s, seed $seed"
-mapfile -t opts < <(boot_opts "$kernel")
+# A task a signal kills (the fuzzer, or a shell of the run that no
+# event may touch) is named on the console with its registers.
+mapfile -t opts < <(boot_opts "$kernel" print-fatal-signals=1)
 "$PERFVM/vm.sh" "${opts[@]}" -k "$img" -s "$smp" -m 2048 -t "$tmo" \
 	-c "$dir/$label.console" -o "$dir/$label.out" -- \
 	"${first}sh $PERFVM/fuzz-guest.sh $bin/perf_fuzz $seed $secs" >/dev/null

@@ -17,14 +17,17 @@ OWNED_FILES="include/linux/perf_event.h include/uapi/linux/perf_event.h
 tools/include/uapi/linux/perf_event.h Documentation/userspace-api/perf_event.rst"
 KEEP="kernel/events/uprobes.c"
 
-# boot_opts KERNEL: vm.sh options every boot of that kernel takes.  The
-# debug kernel boots with 4-level paging: with 5-level paging (QEMU's max
-# CPU has LA57), KASAN's idea of the address space follows the LA57
-# feature bit, and identify_cpu() clears every feature bit for a moment
-# with interrupts on, so an interrupt then can see a direct-map address
-# as wild and report it (the base tree's, not the perf code's).
+# boot_opts KERNEL [APPEND]: vm.sh options every boot of that kernel
+# takes, with APPEND more of its command line.  The debug kernel boots
+# with 4-level paging: with 5-level paging (QEMU's max CPU has LA57),
+# KASAN's idea of the address space follows the LA57 feature bit, and
+# identify_cpu() clears every feature bit for a moment with interrupts
+# on, so an interrupt then can see a direct-map address as wild and
+# report it (the base tree's, not the perf code's).
 boot_opts() {
-	[ "$1" = debug ] && printf '%s\n' -a no5lvl
+	local a=${2:-}
+	[ "$1" = debug ] && a="no5lvl${a:+ $a}"
+	[ -n "$a" ] && printf '%s\n' -a "$a"
 	return 0
 }
 
