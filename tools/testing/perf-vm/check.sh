@@ -232,7 +232,7 @@ base_remove_on_exec perf_tool.sh bpftrace_hw.sh hw_lbr hw_ibs perf_models.sh gue
 power.sh cstate.sh amd_uncore.sh pmu_sysfs.sh"
 # On the named Intel models: theirs.
 model_tests="hw_models hw_hybrid hw_retired hw_lbr hw_pebs hw_bts perf_models.sh guest_lbr.sh
-power.sh cstate.sh intel_uncore.sh pmu_sysfs.sh"
+power.sh cstate.sh intel_uncore.sh intel_server_uncore.sh pmu_sysfs.sh"
 # On a PMU whose PMIs arrive late (AMD's may): the tests of sampling.
 late_tests="hw_nmi hw hw_inherit perf_tool.sh"
 # On the older PMUs of the same CPUs (Intel's perfmon v1, AMD's four K7
