@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The client uncore of Alder Lake (and Alder Lake-N) and Raptor Lake: the
- * counters these parts keep in MSRs outside their cores, as counting PMUs
- * of CPU events.
+ * The uncore counters Intel parts keep in MSRs outside their cores, as
+ * counting PMUs of CPU events: the client uncore of Alder Lake (and
+ * Alder Lake-N) and Raptor Lake, and the U-box and PCU of Skylake-SP and
+ * Ice Lake-SP.
  *
  *   PMU            counts                counters  CTL, CTR of counter i  bits
  *   uncore_cbox_N  L3 slice N (a C-box)  2         0x2000 + 8N + i,        44
@@ -24,8 +25,32 @@
  * these boxes lack).  The clock refuses any config but 0xff, for which
  * upstream would program MSR 0.
  *
- * Nothing counts without EN (bit 29) of the global control register,
- * 0x2ff0.  It is set whenever one of a package's boxes goes from no events
+ * Skylake-SP and Ice Lake-SP (and Cascade Lake, Ice Lake-D), a box each
+ * per package:
+ *
+ *   PMU            counts                 counters  CTL, CTR of counter i  bits
+ *   uncore_ubox    the system controller  2         0x705 + i, 0x709 + i   48
+ *                  the uncore clock       1, fixed  0x703, 0x704           48
+ *   uncore_pcu     the power controller   4         0x711 + i, 0x717 + i   48
+ *
+ * The U-box's config 0xff is its fixed counter, the uncore clock; other
+ * configs go to its general counters, as on the client boxes.  The PCU
+ * has no fixed counter, and takes of the config its event select, the
+ * occupancy select (bits 14-15), edge, inv, threshold (bits 24-28) and
+ * the occupancy invert and edge bits (30, 31), not the umask, as
+ * upstream.  Its events 0x0b to 0x0e count the cycles above a frequency
+ * band's threshold, the byte of the band filter (0x715) that config1
+ * gives at the band's place (filter_band0 to 3): events of one band that
+ * ask for different thresholds cannot count at once.  (Upstream takes
+ * that byte from config1 at a place it shifts by the band's number of
+ * bits rather than bytes, so only band 0's threshold reaches the
+ * register there; and moves an event to another band when its own is
+ * taken.)  When a PCU box gets busy its box control (0x710) is written
+ * 0, so that no freeze left by firmware stops it.  These parts have no
+ * global control register.
+ *
+ * On the client parts nothing counts without EN (bit 29) of the global
+ * control register, 0x2ff0.  It is set whenever one of a package's boxes goes from no events
  * to some, and cleared when the package's last CPU goes (so also at
  * unload), as upstream sets it when it enables a box and clears it when
  * box 0 of a PMU goes.  Upstream also clears it while it reprograms box 0
@@ -78,7 +103,7 @@
 #include <asm/intel-family.h>
 #include <asm/msr.h>
 
-MODULE_DESCRIPTION("Intel client uncore PMUs of Alder Lake and Raptor Lake");
+MODULE_DESCRIPTION("Intel uncore PMUs: Alder Lake's and Raptor Lake's client uncore, Skylake-SP's and Ice Lake-SP's U-box and PCU");
 MODULE_LICENSE("GPL");
 
 #define IUC_MSR_CBOXES		0x396		/* bits 3:0: how many */
@@ -88,14 +113,23 @@ MODULE_LICENSE("GPL");
 #define IUC_CTL_EN		BIT_ULL(22)
 #define IUC_BOX_STRIDE		8		/* MSRs a box takes */
 #define IUC_MAX_PMUS		(15 + 2 + 1)	/* C-boxes, ARBs, the clock */
-#define IUC_MAX_COUNTERS	2
+#define IUC_MAX_COUNTERS	4		/* general; and a fixed one */
 #define IUC_CLOCKTICKS		0xff
+#define IUC_FIXED		1		/* hw.flags: the fixed counter */
+#define IUC_NO_BAND		-1
+#define IUC_BANDS		4
 #define IUC_FOLD_NS		(60 * NSEC_PER_SEC)
 
 /* Event, umask, edge and inv; then the C-box's threshold, the ARB's cmask. */
 #define IUC_EVSEL		(GENMASK_ULL(15, 0) | BIT_ULL(18) | BIT_ULL(23))
 #define IUC_CBOX_EVSEL		(IUC_EVSEL | GENMASK_ULL(29, 24))
 #define IUC_ARB_EVSEL		(IUC_EVSEL | GENMASK_ULL(28, 24))
+#define IUC_UBOX_EVSEL		(IUC_EVSEL | GENMASK_ULL(28, 24))
+/* Event, occupancy select, edge, inv, threshold, occupancy inv and edge. */
+#define IUC_PCU_EVSEL		(GENMASK_ULL(7, 0) | GENMASK_ULL(15, 14) | \
+				 BIT_ULL(18) | BIT_ULL(23) | \
+				 GENMASK_ULL(28, 24) | GENMASK_ULL(31, 30))
+#define IUC_PCU_BAND0		0x0b
 
 /* What the C-boxes, the ARBs or the clock have in common. */
 struct iuc_kind {
@@ -108,6 +142,11 @@ struct iuc_kind {
 	u64				evsel;	/* the config bits CTL takes */
 	bool				fixed;	/* the clock: no event select */
 	bool				arb;	/* 0x80, 0x83: counter 0 */
+	bool				global;	/* counts under MSR 0x2ff0 */
+	u32				fixed_ctl; /* a fixed counter beside */
+	u32				fixed_ctr; /* the general ones: 0xff */
+	u32				box_ctl; /* written 0 when busy */
+	u32				band_filter; /* the PCU's */
 	const struct attribute_group	**groups;
 };
 
@@ -119,7 +158,9 @@ struct iuc_box {
 	unsigned int		die;
 	atomic_t		nr_events;	/* added, on a counter */
 	struct hrtimer		timer;
-	struct perf_event	*slot[IUC_MAX_COUNTERS];
+	struct perf_event	*slot[IUC_MAX_COUNTERS + 1];	/* fixed last */
+	u64			band_filter;	/* what the PCU's holds */
+	unsigned int		band_users[IUC_BANDS];
 };
 
 struct iuc_pmu {
@@ -135,6 +176,7 @@ struct iuc_pmu {
 static struct iuc_pmu *iuc_pmus[IUC_MAX_PMUS];
 static unsigned int iuc_nr_pmus;
 static unsigned int iuc_nr_dies;
+static bool iuc_global;		/* the part has MSR 0x2ff0 */
 static int *iuc_reader;		/* by logical die; -1: none online */
 static cpumask_t iuc_readers;	/* what cpumask shows */
 static cpumask_t iuc_up;	/* CPUs our online callback has seen */
@@ -166,7 +208,7 @@ static enum hrtimer_restart iuc_tick(struct hrtimer *timer)
 	if (!atomic_read(&box->nr_events) ||
 	    READ_ONCE(iuc_reader[box->die]) != cpu)
 		return HRTIMER_NORESTART;
-	for (i = 0; i < box->pmu->kind->counters; i++) {
+	for (i = 0; i < ARRAY_SIZE(box->slot); i++) {
 		struct perf_event *event = READ_ONCE(box->slot[i]);
 
 		if (event && READ_ONCE(event->oncpu) == cpu &&
@@ -208,6 +250,8 @@ static bool iuc_config_ok(const struct iuc_pmu *p, u64 config)
 {
 	if (p->kind->fixed)
 		return config == IUC_CLOCKTICKS;
+	if (p->kind->fixed_ctl && config == IUC_CLOCKTICKS)
+		return true;
 	if ((config & 0xff) != IUC_CLOCKTICKS)
 		return true;
 	return config != IUC_CLOCKTICKS && ((config >> 8) & 0xff) < 0x10;
@@ -230,6 +274,10 @@ static int iuc_claim(struct iuc_box *box, struct perf_event *event)
 	int i = iuc_counter0_only(box->pmu, event->hw.config) ? 0 :
 		box->pmu->kind->counters - 1;
 
+	if (event->hw.flags & IUC_FIXED) {
+		i = IUC_MAX_COUNTERS;
+		return cmpxchg(&box->slot[i], NULL, event) ? -1 : i;
+	}
 	for (; i >= 0; i--) {
 		if (!cmpxchg(&box->slot[i], NULL, event))
 			return i;
@@ -237,22 +285,63 @@ static int iuc_claim(struct iuc_box *box, struct perf_event *event)
 	return -1;
 }
 
+/*
+ * The PCU's band filter for @event, if it is a band event: its threshold
+ * goes into the band's byte unless events of the band counting already
+ * asked for another.  False when it cannot count now.
+ */
+static bool iuc_band_get(struct iuc_box *box, struct perf_event *event)
+{
+	struct hw_perf_event_extra *band = &event->hw.extra_reg;
+	u64 mask;
+
+	if (band->idx == IUC_NO_BAND)
+		return true;
+	mask = GENMASK_ULL(8 * band->idx + 7, 8 * band->idx);
+	if (box->band_users[band->idx] &&
+	    (box->band_filter & mask) != band->config)
+		return false;
+	box->band_users[band->idx]++;
+	box->band_filter = (box->band_filter & ~mask) | band->config;
+	wrmsrl(box->pmu->kind->band_filter, box->band_filter);
+	return true;
+}
+
+static void iuc_band_put(struct iuc_box *box, struct perf_event *event)
+{
+	if (event->hw.extra_reg.idx != IUC_NO_BAND)
+		box->band_users[event->hw.extra_reg.idx]--;
+}
+
 static int iuc_add(struct perf_event *event, int flags)
 {
 	struct iuc_box *box = event->pmu_private;
+	const struct iuc_kind *kind = box->pmu->kind;
 	struct hw_perf_event *hwc = &event->hw;
 	int i = iuc_claim(box, event);
 
 	if (i < 0)
 		return -EINVAL;
+	if (!iuc_band_get(box, event)) {
+		WRITE_ONCE(box->slot[i], NULL);
+		return -EINVAL;
+	}
 	hwc->idx = i;
-	hwc->config_base = box->pmu->ctl + i;
-	hwc->event_base = box->pmu->ctr + i;
+	if (i == IUC_MAX_COUNTERS) {
+		hwc->config_base = kind->fixed_ctl;
+		hwc->event_base = kind->fixed_ctr;
+	} else {
+		hwc->config_base = box->pmu->ctl + i;
+		hwc->event_base = box->pmu->ctr + i;
+	}
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 
 	/* A box gets busy: the package counts, and the timer runs. */
 	if (atomic_inc_return(&box->nr_events) == 1) {
-		wrmsrl(IUC_MSR_GLOBAL, IUC_GLOBAL_EN);
+		if (kind->global)
+			wrmsrl(IUC_MSR_GLOBAL, IUC_GLOBAL_EN);
+		if (kind->box_ctl)
+			wrmsrl(kind->box_ctl, 0);
 		hrtimer_start(&box->timer, ns_to_ktime(IUC_FOLD_NS),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
@@ -266,6 +355,7 @@ static void iuc_del(struct perf_event *event, int flags)
 	struct iuc_box *box = event->pmu_private;
 
 	iuc_stop(event, PERF_EF_UPDATE);
+	iuc_band_put(box, event);
 	WRITE_ONCE(box->slot[event->hw.idx], NULL);
 	event->hw.idx = -1;
 	if (atomic_dec_and_test(&box->nr_events))
@@ -277,25 +367,38 @@ static void iuc_del(struct perf_event *event, int flags)
  * the leader whatever its state, a sibling unless it is off, and only the
  * events of @p; the core keeps other hardware PMUs out of the group.
  */
+static bool iuc_is_fixed(struct iuc_pmu *p, u64 config)
+{
+	return p->kind->fixed_ctl && config == IUC_CLOCKTICKS;
+}
+
 static bool iuc_group_fits(struct iuc_pmu *p, struct perf_event *event)
 {
 	struct perf_event *leader = event->group_leader, *sib;
-	int n = 1, first = iuc_counter0_only(p, event->attr.config);
+	int first = iuc_counter0_only(p, event->attr.config);
+	int fixed = iuc_is_fixed(p, event->attr.config);
+	int n = 1 - fixed;
 
 	if (leader == event)
 		return true;
 	if (leader->pmu == event->pmu) {
-		n++;
+		if (iuc_is_fixed(p, leader->attr.config))
+			fixed++;
+		else
+			n++;
 		first += iuc_counter0_only(p, leader->attr.config);
 	}
 	for_each_sibling_event(sib, leader) {
 		if (sib->pmu != event->pmu ||
 		    sib->state <= PERF_EVENT_STATE_OFF)
 			continue;
-		n++;
+		if (iuc_is_fixed(p, sib->attr.config))
+			fixed++;
+		else
+			n++;
 		first += iuc_counter0_only(p, sib->attr.config);
 	}
-	return n <= p->kind->counters && first <= 1;
+	return n <= p->kind->counters && fixed <= 1 && first <= 1;
 }
 
 static int iuc_event_init(struct perf_event *event)
@@ -327,6 +430,20 @@ static int iuc_event_init(struct perf_event *event)
 	event->cpu = reader;
 	event->pmu_private = &p->box[die];
 	event->hw.config = config & p->kind->evsel;
+	event->hw.flags = 0;
+	event->hw.extra_reg.idx = IUC_NO_BAND;
+	if (iuc_is_fixed(p, config)) {
+		event->hw.config = 0;
+		event->hw.flags = IUC_FIXED;
+	}
+	if (p->kind->band_filter && (config & 0xff) >= IUC_PCU_BAND0 &&
+	    (config & 0xff) < IUC_PCU_BAND0 + IUC_BANDS) {
+		int b = (config & 0xff) - IUC_PCU_BAND0;
+
+		event->hw.extra_reg.idx = b;
+		event->hw.extra_reg.config = event->attr.config1 &
+					     GENMASK_ULL(8 * b + 7, 8 * b);
+	}
 	event->hw.idx = -1;
 	return 0;
 }
@@ -353,6 +470,30 @@ PMU_FORMAT_ATTR(edge, "config:18");
 PMU_FORMAT_ATTR(inv, "config:23");
 PMU_FORMAT_ATTR(threshold, "config:24-29");
 PMU_FORMAT_ATTR(cmask, "config:24-28");
+PMU_FORMAT_ATTR(occ_invert, "config:30");
+PMU_FORMAT_ATTR(occ_edge_det, "config:31");
+PMU_FORMAT_ATTR(filter_band0, "config1:0-7");
+PMU_FORMAT_ATTR(filter_band1, "config1:8-15");
+PMU_FORMAT_ATTR(filter_band2, "config1:16-23");
+PMU_FORMAT_ATTR(filter_band3, "config1:24-31");
+
+/* The U-box's and the PCU's threshold fields: one name, two widths. */
+static ssize_t thresh5_show(struct device *dev, struct device_attribute *attr,
+			    char *page)
+{
+	return sysfs_emit(page, "config:24-28\n");
+}
+
+static ssize_t thresh8_show(struct device *dev, struct device_attribute *attr,
+			    char *page)
+{
+	return sysfs_emit(page, "config:24-31\n");
+}
+
+static struct device_attribute format_attr_thresh5 =
+	__ATTR(thresh, 0444, thresh5_show, NULL);
+static struct device_attribute format_attr_thresh8 =
+	__ATTR(thresh, 0444, thresh8_show, NULL);
 
 static struct attribute *iuc_attrs[] = {
 	&dev_attr_cpumask.attr,
@@ -382,6 +523,30 @@ static struct attribute *iuc_arb_format[] = {
 	NULL,
 };
 
+static struct attribute *iuc_ubox_format[] = {
+	&format_attr_edge.attr,
+	&format_attr_event.attr,
+	&format_attr_inv.attr,
+	&format_attr_thresh5.attr,
+	&format_attr_umask.attr,
+	NULL,
+};
+
+static struct attribute *iuc_pcu_format[] = {
+	&format_attr_edge.attr,
+	&format_attr_event.attr,
+	&format_attr_filter_band0.attr,
+	&format_attr_filter_band1.attr,
+	&format_attr_filter_band2.attr,
+	&format_attr_filter_band3.attr,
+	&format_attr_inv.attr,
+	&format_attr_occ_edge_det.attr,
+	&format_attr_occ_invert.attr,
+	&format_attr_thresh8.attr,
+	&format_attr_umask.attr,
+	NULL,
+};
+
 static struct attribute *iuc_clock_format[] = {
 	&format_attr_event.attr,
 	NULL,
@@ -400,6 +565,16 @@ static const struct attribute_group iuc_cbox_format_group = {
 static const struct attribute_group iuc_arb_format_group = {
 	.name = "format",
 	.attrs = iuc_arb_format,
+};
+
+static const struct attribute_group iuc_ubox_format_group = {
+	.name = "format",
+	.attrs = iuc_ubox_format,
+};
+
+static const struct attribute_group iuc_pcu_format_group = {
+	.name = "format",
+	.attrs = iuc_pcu_format,
 };
 
 static const struct attribute_group iuc_clock_format_group = {
@@ -424,30 +599,70 @@ static const struct attribute_group *iuc_clock_groups[] = {
 	&iuc_group, &iuc_clock_format_group, &iuc_clock_events_group, NULL,
 };
 
+static const struct attribute_group *iuc_ubox_groups[] = {
+	&iuc_group, &iuc_ubox_format_group, NULL,
+};
+
+static const struct attribute_group *iuc_pcu_groups[] = {
+	&iuc_group, &iuc_pcu_format_group, NULL,
+};
+
 /* In upstream's order of registration. */
-static const struct iuc_kind iuc_kinds[] = {
+static const struct iuc_kind iuc_client_kinds[] = {
 	{
 		.name = "cbox", .ctl = 0x2000, .ctr = 0x2002,
 		.counters = 2, .width = 44, .evsel = IUC_CBOX_EVSEL,
-		.groups = iuc_cbox_groups,
+		.global = true, .groups = iuc_cbox_groups,
 	}, {
 		.name = "arb", .boxes = 2, .ctl = 0x2fd0, .ctr = 0x2fd2,
 		.counters = 2, .width = 44, .evsel = IUC_ARB_EVSEL,
-		.arb = true, .groups = iuc_arb_groups,
+		.arb = true, .global = true, .groups = iuc_arb_groups,
 	}, {
 		.name = "clock", .boxes = 1, .ctl = 0x2fde, .ctr = 0x2fdf,
 		.counters = 1, .width = 48, .fixed = true,
-		.groups = iuc_clock_groups,
+		.global = true, .groups = iuc_clock_groups,
 	},
 };
 
+static const struct iuc_kind iuc_server_kinds[] = {
+	{
+		.name = "ubox", .boxes = 1, .ctl = 0x705, .ctr = 0x709,
+		.counters = 2, .width = 48, .evsel = IUC_UBOX_EVSEL,
+		.fixed_ctl = 0x703, .fixed_ctr = 0x704,
+		.groups = iuc_ubox_groups,
+	}, {
+		.name = "pcu", .boxes = 1, .ctl = 0x711, .ctr = 0x717,
+		.counters = 4, .width = 48, .evsel = IUC_PCU_EVSEL,
+		.box_ctl = 0x710, .band_filter = 0x715,
+		.groups = iuc_pcu_groups,
+	},
+};
+
+/* A part's kinds of boxes; client parts count their C-boxes first. */
+struct iuc_part {
+	const struct iuc_kind	*kinds;
+	unsigned int		nr_kinds;
+	bool			client;
+};
+
+static const struct iuc_part iuc_client = {
+	iuc_client_kinds, ARRAY_SIZE(iuc_client_kinds), true,
+};
+
+static const struct iuc_part iuc_server = {
+	iuc_server_kinds, ARRAY_SIZE(iuc_server_kinds), false,
+};
+
 static const struct x86_cpu_id iuc_models[] = {
-	X86_MATCH_VFM(INTEL_ALDERLAKE, NULL),
-	X86_MATCH_VFM(INTEL_ALDERLAKE_L, NULL),
-	X86_MATCH_VFM(INTEL_ATOM_GRACEMONT, NULL),
-	X86_MATCH_VFM(INTEL_RAPTORLAKE, NULL),
-	X86_MATCH_VFM(INTEL_RAPTORLAKE_P, NULL),
-	X86_MATCH_VFM(INTEL_RAPTORLAKE_S, NULL),
+	X86_MATCH_VFM(INTEL_ALDERLAKE, &iuc_client),
+	X86_MATCH_VFM(INTEL_ALDERLAKE_L, &iuc_client),
+	X86_MATCH_VFM(INTEL_ATOM_GRACEMONT, &iuc_client),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE, &iuc_client),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE_P, &iuc_client),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE_S, &iuc_client),
+	X86_MATCH_VFM(INTEL_SKYLAKE_X, &iuc_server),
+	X86_MATCH_VFM(INTEL_ICELAKE_X, &iuc_server),
+	X86_MATCH_VFM(INTEL_ICELAKE_D, &iuc_server),
 	{}
 };
 MODULE_DEVICE_TABLE(x86cpu, iuc_models);
@@ -558,7 +773,8 @@ static int iuc_cpu_offline(unsigned int cpu)
 	cpumask_clear_cpu(cpu, &iuc_readers);
 	WRITE_ONCE(iuc_reader[die], target);
 	if (target < 0) {
-		wrmsrl(IUC_MSR_GLOBAL, 0);
+		if (iuc_global)
+			wrmsrl(IUC_MSR_GLOBAL, 0);
 		return 0;
 	}
 	cpumask_set_cpu(target, &iuc_readers);
@@ -569,18 +785,25 @@ static int iuc_cpu_offline(unsigned int cpu)
 
 static int __init iuc_init(void)
 {
-	unsigned int die, k, i, n, cboxes;
+	const struct x86_cpu_id *id;
+	const struct iuc_part *part;
+	unsigned int die, k, i, n, cboxes = 0;
 	u64 cfg;
 	int ret;
 
 	/* As upstream: a hypervisor need not pass these through. */
 	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
 		return -ENODEV;
-	if (!x86_match_cpu(iuc_models))
+	id = x86_match_cpu(iuc_models);
+	if (!id)
 		return -ENODEV;
-	if (rdmsrl_safe(IUC_MSR_CBOXES, &cfg))
-		return -ENODEV;
-	cboxes = cfg & IUC_CBOX_COUNT;
+	part = (const struct iuc_part *)id->driver_data;
+	if (part->client) {
+		if (rdmsrl_safe(IUC_MSR_CBOXES, &cfg))
+			return -ENODEV;
+		cboxes = cfg & IUC_CBOX_COUNT;
+	}
+	iuc_global = part->client;
 
 	iuc_nr_dies = topology_max_packages() * topology_max_dies_per_package();
 	iuc_reader = kmalloc_array(iuc_nr_dies, sizeof(*iuc_reader),
@@ -590,10 +813,12 @@ static int __init iuc_init(void)
 	for (die = 0; die < iuc_nr_dies; die++)
 		iuc_reader[die] = -1;
 
-	for (k = 0; k < ARRAY_SIZE(iuc_kinds); k++) {
-		n = iuc_kinds[k].boxes ? iuc_kinds[k].boxes : cboxes;
+	for (k = 0; k < part->nr_kinds; k++) {
+		const struct iuc_kind *kind = &part->kinds[k];
+
+		n = kind->boxes ? kind->boxes : cboxes;
 		for (i = 0; i < n; i++) {
-			ret = iuc_add_pmu(&iuc_kinds[k], i, n);
+			ret = iuc_add_pmu(kind, i, n);
 			if (ret)
 				goto fail;
 		}
