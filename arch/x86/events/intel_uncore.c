@@ -50,10 +50,10 @@
  * global control register.
  *
  * On the client parts nothing counts without EN (bit 29) of the global
- * control register, 0x2ff0.  It is set whenever one of a package's boxes goes from no events
- * to some, and cleared when the package's last CPU goes (so also at
- * unload), as upstream sets it when it enables a box and clears it when
- * box 0 of a PMU goes.  Upstream also clears it while it reprograms box 0
+ * control register, 0x2ff0.  It is set whenever one of a package's boxes
+ * goes from no events to some, and cleared when the package's last CPU
+ * goes (so also at unload), as upstream sets it when it enables a box and
+ * clears it when box 0 of a PMU goes.  Upstream also clears it while it reprograms box 0
  * of a PMU, setting it again right after: a pause of every counter in the
  * package, which this driver leaves out.
  *
@@ -79,7 +79,9 @@
  * hrtimer folds only the events running on its own CPU, because an event
  * opened as its reader goes offline may land there after the others have
  * moved on; the box's timer may then run on neither, until the box is
- * next idle.  The readers change only in the hotplug callbacks, which the
+ * next idle.  For the same reason the PCU's band filter and its users
+ * change under the box's band_lock, a raw spinlock (add and del run with
+ * interrupts off).  The readers change only in the hotplug callbacks, which the
  * hotplug lock serialises; event_init reads a package's reader once.  The
  * boxes of every die the topology can have are made at init and freed at
  * exit, so nothing is allocated at hotplug.  The PMUs live as long as the
@@ -95,6 +97,7 @@
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/topology.h>
@@ -115,7 +118,6 @@ MODULE_LICENSE("GPL");
 #define IUC_MAX_PMUS		(15 + 2 + 1)	/* C-boxes, ARBs, the clock */
 #define IUC_MAX_COUNTERS	4		/* general; and a fixed one */
 #define IUC_CLOCKTICKS		0xff
-#define IUC_FIXED		1		/* hw.flags: the fixed counter */
 #define IUC_NO_BAND		-1
 #define IUC_BANDS		4
 #define IUC_FOLD_NS		(60 * NSEC_PER_SEC)
@@ -142,7 +144,6 @@ struct iuc_kind {
 	u64				evsel;	/* the config bits CTL takes */
 	bool				fixed;	/* the clock: no event select */
 	bool				arb;	/* 0x80, 0x83: counter 0 */
-	bool				global;	/* counts under MSR 0x2ff0 */
 	u32				fixed_ctl; /* a fixed counter beside */
 	u32				fixed_ctr; /* the general ones: 0xff */
 	u32				box_ctl; /* written 0 when busy */
@@ -159,6 +160,7 @@ struct iuc_box {
 	atomic_t		nr_events;	/* added, on a counter */
 	struct hrtimer		timer;
 	struct perf_event	*slot[IUC_MAX_COUNTERS + 1];	/* fixed last */
+	raw_spinlock_t		band_lock;	/* the two below */
 	u64			band_filter;	/* what the PCU's holds */
 	unsigned int		band_users[IUC_BANDS];
 };
@@ -245,12 +247,18 @@ static void iuc_stop(struct perf_event *event, int flags)
 	}
 }
 
+/* Whether the event @config goes to the U-box's fixed counter. */
+static bool iuc_is_fixed(const struct iuc_pmu *p, u64 config)
+{
+	return p->kind->fixed_ctl && config == IUC_CLOCKTICKS;
+}
+
 /* Whether @config is an event of @p; see the top of the file. */
 static bool iuc_config_ok(const struct iuc_pmu *p, u64 config)
 {
 	if (p->kind->fixed)
 		return config == IUC_CLOCKTICKS;
-	if (p->kind->fixed_ctl && config == IUC_CLOCKTICKS)
+	if (iuc_is_fixed(p, config))
 		return true;
 	if ((config & 0xff) != IUC_CLOCKTICKS)
 		return true;
@@ -274,7 +282,7 @@ static int iuc_claim(struct iuc_box *box, struct perf_event *event)
 	int i = iuc_counter0_only(box->pmu, event->hw.config) ? 0 :
 		box->pmu->kind->counters - 1;
 
-	if (event->hw.flags & IUC_FIXED) {
+	if (iuc_is_fixed(box->pmu, event->attr.config)) {
 		i = IUC_MAX_COUNTERS;
 		return cmpxchg(&box->slot[i], NULL, event) ? -1 : i;
 	}
@@ -295,22 +303,31 @@ static bool iuc_band_get(struct iuc_box *box, struct perf_event *event)
 	struct hw_perf_event_extra *band = &event->hw.extra_reg;
 	u64 mask;
 
+	bool ok = true;
+
 	if (band->idx == IUC_NO_BAND)
 		return true;
 	mask = GENMASK_ULL(8 * band->idx + 7, 8 * band->idx);
+	raw_spin_lock(&box->band_lock);
 	if (box->band_users[band->idx] &&
-	    (box->band_filter & mask) != band->config)
-		return false;
-	box->band_users[band->idx]++;
-	box->band_filter = (box->band_filter & ~mask) | band->config;
-	wrmsrl(box->pmu->kind->band_filter, box->band_filter);
-	return true;
+	    (box->band_filter & mask) != band->config) {
+		ok = false;
+	} else {
+		box->band_users[band->idx]++;
+		box->band_filter = (box->band_filter & ~mask) | band->config;
+		wrmsrl(box->pmu->kind->band_filter, box->band_filter);
+	}
+	raw_spin_unlock(&box->band_lock);
+	return ok;
 }
 
 static void iuc_band_put(struct iuc_box *box, struct perf_event *event)
 {
-	if (event->hw.extra_reg.idx != IUC_NO_BAND)
-		box->band_users[event->hw.extra_reg.idx]--;
+	if (event->hw.extra_reg.idx == IUC_NO_BAND)
+		return;
+	raw_spin_lock(&box->band_lock);
+	box->band_users[event->hw.extra_reg.idx]--;
+	raw_spin_unlock(&box->band_lock);
 }
 
 static int iuc_add(struct perf_event *event, int flags)
@@ -338,7 +355,7 @@ static int iuc_add(struct perf_event *event, int flags)
 
 	/* A box gets busy: the package counts, and the timer runs. */
 	if (atomic_inc_return(&box->nr_events) == 1) {
-		if (kind->global)
+		if (iuc_global)
 			wrmsrl(IUC_MSR_GLOBAL, IUC_GLOBAL_EN);
 		if (kind->box_ctl)
 			wrmsrl(kind->box_ctl, 0);
@@ -367,11 +384,6 @@ static void iuc_del(struct perf_event *event, int flags)
  * the leader whatever its state, a sibling unless it is off, and only the
  * events of @p; the core keeps other hardware PMUs out of the group.
  */
-static bool iuc_is_fixed(struct iuc_pmu *p, u64 config)
-{
-	return p->kind->fixed_ctl && config == IUC_CLOCKTICKS;
-}
-
 static bool iuc_group_fits(struct iuc_pmu *p, struct perf_event *event)
 {
 	struct perf_event *leader = event->group_leader, *sib;
@@ -430,12 +442,10 @@ static int iuc_event_init(struct perf_event *event)
 	event->cpu = reader;
 	event->pmu_private = &p->box[die];
 	event->hw.config = config & p->kind->evsel;
-	event->hw.flags = 0;
 	event->hw.extra_reg.idx = IUC_NO_BAND;
-	if (iuc_is_fixed(p, config)) {
+	/* The fixed counter's control takes the enable bit alone. */
+	if (iuc_is_fixed(p, config))
 		event->hw.config = 0;
-		event->hw.flags = IUC_FIXED;
-	}
 	if (p->kind->band_filter && (config & 0xff) >= IUC_PCU_BAND0 &&
 	    (config & 0xff) < IUC_PCU_BAND0 + IUC_BANDS) {
 		int b = (config & 0xff) - IUC_PCU_BAND0;
@@ -612,15 +622,15 @@ static const struct iuc_kind iuc_client_kinds[] = {
 	{
 		.name = "cbox", .ctl = 0x2000, .ctr = 0x2002,
 		.counters = 2, .width = 44, .evsel = IUC_CBOX_EVSEL,
-		.global = true, .groups = iuc_cbox_groups,
+		.groups = iuc_cbox_groups,
 	}, {
 		.name = "arb", .boxes = 2, .ctl = 0x2fd0, .ctr = 0x2fd2,
 		.counters = 2, .width = 44, .evsel = IUC_ARB_EVSEL,
-		.arb = true, .global = true, .groups = iuc_arb_groups,
+		.arb = true, .groups = iuc_arb_groups,
 	}, {
 		.name = "clock", .boxes = 1, .ctl = 0x2fde, .ctr = 0x2fdf,
 		.counters = 1, .width = 48, .fixed = true,
-		.global = true, .groups = iuc_clock_groups,
+		.groups = iuc_clock_groups,
 	},
 };
 
@@ -686,6 +696,7 @@ static int __init iuc_add_pmu(const struct iuc_kind *kind, unsigned int idx,
 
 		box->pmu = p;
 		box->die = die;
+		raw_spin_lock_init(&box->band_lock);
 		hrtimer_init(&box->timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		box->timer.function = iuc_tick;
