@@ -33,6 +33,7 @@
  */
 #include <linux/bitops.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/string.h>
 
 #include "assign.h"
@@ -195,3 +196,4 @@ int x86_assign_counters(const struct x86_assign_req *req, int n, u64 busy,
 			return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(x86_assign_counters);
