@@ -2,8 +2,9 @@
 /*
  * The uncore counters Intel parts keep in MSRs outside their cores, as
  * counting PMUs of CPU events: the client uncore of Alder Lake (and
- * Alder Lake-N) and Raptor Lake, and the U-box and PCU of Skylake-SP and
- * Ice Lake-SP.
+ * Alder Lake-N) and Raptor Lake, and the U-box, PCU and I/O stacks of
+ * Skylake-SP and Ice Lake-SP.  intel_uncore_parts.c holds each part's
+ * boxes as data.
  *
  *   PMU            counts                counters  CTL, CTR of counter i  bits
  *   uncore_cbox_N  L3 slice N (a C-box)  2         0x2000 + 8N + i,        44
@@ -33,6 +34,26 @@
  *                  the uncore clock       1, fixed  0x703, 0x704           48
  *   uncore_pcu     the power controller   4         0x711 + i, 0x717 + i   48
  *
+ * and six I/O stacks, N from 0 to 5, each with (box control first):
+ *
+ *   PMU            counts                 counters  box, CTL, CTR (box 0)  bits
+ *   uncore_iio_N   the stack's PCIe root  4         skx 0xa40, 0xa48, 0xa41 48
+ *                                                   icx 0xa50, 0xa58, 0xa51
+ *   uncore_irp_N   its coherency engine   2         skx 0xa58, 0xa5b, 0xa59 48
+ *                                                   icx 0xa4a, 0xa4d, 0xa4b
+ *   uncore_m2pcie_N  its mesh stop (icx)  4         icx 0xa40, 0xa46, 0xa41 48
+ *   uncore_iio_free_running_N             free-running, read only     36, 48
+ *
+ * A Skylake-SP stack's registers are 0x20 MSRs after the one before;
+ * Ice Lake-SP's are 0, 0x20, 0x40, 0x90, 0xb0 and 0xd0 after stack 0's.
+ * Some events count only on some counters (upstream's constraints: on
+ * the IIO, 0x83 on counters 0-1, 0xc0 on 2-3, ...; on the M2PCIe, 0x14,
+ * 0x23 and 0x2d on 0-1).  A free-running counter has no control: its
+ * event is 0xff with a umask whose high nibble, less one, picks a type
+ * (0x1-: the IIO clock; 0x2-: bandwidth; Skylake-SP's 0x3-: utilization)
+ * and whose low nibble a port.  Any number of events may read one, and
+ * a group of them always fits.
+ *
  * The U-box's config 0xff is its fixed counter, the uncore clock; other
  * configs go to its general counters, as on the client boxes.  The PCU
  * has no fixed counter, and takes of the config its event select, the
@@ -45,9 +66,16 @@
  * that byte from config1 at a place it shifts by the band's number of
  * bits rather than bytes, so only band 0's threshold reaches the
  * register there; and moves an event to another band when its own is
- * taken.)  When a PCU box gets busy its box control (0x710) is written
- * 0, so that no freeze left by firmware stops it.  These parts have no
- * global control register.
+ * taken.)  When a PCU, IIO, IRP or M2PCIe box gets busy its box control
+ * is written 0, so that no freeze left by firmware stops it.  These parts
+ * have no global control register.
+ *
+ * A box's general counters are given out at each add: an event takes a
+ * counter its constraint allows, and the box's events on this CPU move
+ * to other counters when that makes room, as upstream reassigns a box's
+ * counters when one is added (iuc_claim()).  A group opens when some
+ * assignment of its events fits the box (iuc_group_fits()), counting
+ * as upstream does.
  *
  * On the client parts nothing counts without EN (bit 29) of the global
  * control register, 0x2ff0.  It is set whenever one of a package's boxes
@@ -70,22 +98,22 @@
  * reader.  When the reader goes offline another CPU of the package takes
  * its events over; after the last one nothing counts in the package.
  * A 44-bit counter wraps in about an hour at a few billion events a
- * second, unseen: while a box has events, an hrtimer on the reader folds
- * their counts every 60 seconds, as upstream.
+ * second, Skylake-SP's 36-bit IIO clock in 68 seconds, unseen: while a
+ * box has events, an hrtimer on the reader folds their counts every 60
+ * seconds, as upstream.
  *
  * Locking and lifetime: add, del, start, stop, read and the hrtimer (a
- * hard one, pinned) run on the reader with interrupts off, so a box needs
- * no lock.  Its counters are claimed with cmpxchg all the same, and the
- * hrtimer folds only the events running on its own CPU, because an event
- * opened as its reader goes offline may land there after the others have
- * moved on; the box's timer may then run on neither, until the box is
- * next idle.  For the same reason the PCU's band filter and its users
- * change under the box's band_lock, a raw spinlock (add and del run with
- * interrupts off).  The readers change only in the hotplug callbacks, which the
- * hotplug lock serialises; event_init reads a package's reader once.  The
- * boxes of every die the topology can have are made at init and freed at
- * exit, so nothing is allocated at hotplug.  The PMUs live as long as the
- * module, which each event holds.
+ * hard one, pinned) run on the reader with interrupts off.  An event
+ * opened as its reader goes offline may land on that CPU after the
+ * others have moved on, so a box's counters (its slots), its list of
+ * free-running events and the PCU's band filter change under the box's
+ * lock, a raw spinlock; only events on the CPU that holds it are moved
+ * or folded, and the box's timer may run on neither CPU until the box
+ * is next idle.  The readers change only in the hotplug callbacks, which
+ * the hotplug lock serialises; event_init reads a package's reader once.
+ * The boxes of every die the topology can have are made at init and
+ * freed at exit, so nothing is allocated at hotplug.  The PMUs live as
+ * long as the module, which each event holds.
  */
 #include <linux/atomic.h>
 #include <linux/bits.h>
@@ -94,11 +122,11 @@
 #include <linux/cpumask.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
+#include <linux/list.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/topology.h>
 
@@ -106,7 +134,10 @@
 #include <asm/intel-family.h>
 #include <asm/msr.h>
 
-MODULE_DESCRIPTION("Intel uncore PMUs: Alder Lake's and Raptor Lake's client uncore, Skylake-SP's and Ice Lake-SP's U-box and PCU");
+#include "assign.h"
+#include "intel_uncore.h"
+
+MODULE_DESCRIPTION("Intel uncore PMUs: Alder Lake's and Raptor Lake's client uncore, Skylake-SP's and Ice Lake-SP's U-box, PCU, IIO, IRP and M2PCIe");
 MODULE_LICENSE("GPL");
 
 #define IUC_MSR_CBOXES		0x396		/* bits 3:0: how many */
@@ -114,42 +145,14 @@ MODULE_LICENSE("GPL");
 #define IUC_MSR_GLOBAL		0x2ff0
 #define IUC_GLOBAL_EN		BIT_ULL(29)
 #define IUC_CTL_EN		BIT_ULL(22)
-#define IUC_BOX_STRIDE		8		/* MSRs a box takes */
-#define IUC_MAX_PMUS		(15 + 2 + 1)	/* C-boxes, ARBs, the clock */
-#define IUC_MAX_COUNTERS	4		/* general; and a fixed one */
-#define IUC_CLOCKTICKS		0xff
+#define IUC_MAX_PMUS		32
+#define IUC_FIXED		IUC_MAX_COUNTERS	/* its slot */
+#define IUC_FREE		(IUC_MAX_COUNTERS + 1)	/* hw.idx */
+#define IUC_FREE_UMASK		0x10	/* free-running type 0, counter 0 */
 #define IUC_NO_BAND		-1
 #define IUC_BANDS		4
-#define IUC_FOLD_NS		(60 * NSEC_PER_SEC)
-
-/* Event, umask, edge and inv; then the C-box's threshold, the ARB's cmask. */
-#define IUC_EVSEL		(GENMASK_ULL(15, 0) | BIT_ULL(18) | BIT_ULL(23))
-#define IUC_CBOX_EVSEL		(IUC_EVSEL | GENMASK_ULL(29, 24))
-#define IUC_ARB_EVSEL		(IUC_EVSEL | GENMASK_ULL(28, 24))
-#define IUC_UBOX_EVSEL		(IUC_EVSEL | GENMASK_ULL(28, 24))
-/* Event, occupancy select, edge, inv, threshold, occupancy inv and edge. */
-#define IUC_PCU_EVSEL		(GENMASK_ULL(7, 0) | GENMASK_ULL(15, 14) | \
-				 BIT_ULL(18) | BIT_ULL(23) | \
-				 GENMASK_ULL(28, 24) | GENMASK_ULL(31, 30))
 #define IUC_PCU_BAND0		0x0b
-
-/* What the C-boxes, the ARBs or the clock have in common. */
-struct iuc_kind {
-	const char			*name;
-	unsigned int			boxes;	/* 0: as MSR 0x396 says */
-	u32				ctl;	/* box 0's first control MSR */
-	u32				ctr;	/* and its first counter */
-	u8				counters;
-	u8				width;
-	u64				evsel;	/* the config bits CTL takes */
-	bool				fixed;	/* the clock: no event select */
-	bool				arb;	/* 0x80, 0x83: counter 0 */
-	u32				fixed_ctl; /* a fixed counter beside */
-	u32				fixed_ctr; /* the general ones: 0xff */
-	u32				box_ctl; /* written 0 when busy */
-	u32				band_filter; /* the PCU's */
-	const struct attribute_group	**groups;
-};
+#define IUC_FOLD_NS		(60 * NSEC_PER_SEC)
 
 struct iuc_pmu;
 
@@ -157,10 +160,11 @@ struct iuc_pmu;
 struct iuc_box {
 	struct iuc_pmu		*pmu;
 	unsigned int		die;
-	atomic_t		nr_events;	/* added, on a counter */
+	atomic_t		nr_events;	/* added: running or stopped */
 	struct hrtimer		timer;
+	raw_spinlock_t		lock;		/* all below */
 	struct perf_event	*slot[IUC_MAX_COUNTERS + 1];	/* fixed last */
-	raw_spinlock_t		band_lock;	/* the two below */
+	struct list_head	free_events;	/* by active_entry */
 	u64			band_filter;	/* what the PCU's holds */
 	unsigned int		band_users[IUC_BANDS];
 };
@@ -168,10 +172,12 @@ struct iuc_box {
 struct iuc_pmu {
 	struct pmu		pmu;
 	const struct iuc_kind	*kind;
+	unsigned int		idx;		/* of the kind's boxes */
 	u32			ctl;		/* counter 0's control MSR */
 	u32			ctr;		/* counter 0 */
+	u32			box_ctl;
 	bool			registered;
-	char			name[16];
+	char			name[32];
 	struct iuc_box		box[];		/* by logical die */
 };
 
@@ -201,22 +207,29 @@ static void iuc_fold(struct perf_event *event)
 	local64_add((now - prev) & mask, &event->count);
 }
 
+static void iuc_fold_here(struct perf_event *event, int cpu)
+{
+	if (event && READ_ONCE(event->oncpu) == cpu &&
+	    !(event->hw.state & PERF_HES_STOPPED))
+		iuc_fold(event);
+}
+
 static enum hrtimer_restart iuc_tick(struct hrtimer *timer)
 {
 	struct iuc_box *box = container_of(timer, struct iuc_box, timer);
 	int cpu = smp_processor_id();
+	struct perf_event *event;
 	int i;
 
 	if (!atomic_read(&box->nr_events) ||
 	    READ_ONCE(iuc_reader[box->die]) != cpu)
 		return HRTIMER_NORESTART;
-	for (i = 0; i < ARRAY_SIZE(box->slot); i++) {
-		struct perf_event *event = READ_ONCE(box->slot[i]);
-
-		if (event && READ_ONCE(event->oncpu) == cpu &&
-		    !(event->hw.state & PERF_HES_STOPPED))
-			iuc_fold(event);
-	}
+	raw_spin_lock(&box->lock);
+	for (i = 0; i < ARRAY_SIZE(box->slot); i++)
+		iuc_fold_here(box->slot[i], cpu);
+	list_for_each_entry(event, &box->free_events, active_entry)
+		iuc_fold_here(event, cpu);
+	raw_spin_unlock(&box->lock);
 	hrtimer_forward_now(timer, ns_to_ktime(IUC_FOLD_NS));
 	return HRTIMER_RESTART;
 }
@@ -230,7 +243,8 @@ static void iuc_start(struct perf_event *event, int flags)
 	rdmsrl(hwc->event_base, now);
 	local64_set(&hwc->prev_count, now);
 	hwc->state = 0;
-	wrmsrl(hwc->config_base, hwc->config | IUC_CTL_EN);
+	if (hwc->config_base)
+		wrmsrl(hwc->config_base, hwc->config | IUC_CTL_EN);
 }
 
 static void iuc_stop(struct perf_event *event, int flags)
@@ -238,7 +252,8 @@ static void iuc_stop(struct perf_event *event, int flags)
 	struct hw_perf_event *hwc = &event->hw;
 
 	if (!(hwc->state & PERF_HES_STOPPED)) {
-		wrmsrl(hwc->config_base, 0);
+		if (hwc->config_base)
+			wrmsrl(hwc->config_base, 0);
 		hwc->state |= PERF_HES_STOPPED;
 	}
 	if ((flags & PERF_EF_UPDATE) && !(hwc->state & PERF_HES_UPTODATE)) {
@@ -253,9 +268,34 @@ static bool iuc_is_fixed(const struct iuc_pmu *p, u64 config)
 	return p->kind->fixed_ctl && config == IUC_CLOCKTICKS;
 }
 
+/*
+ * The free-running counter @config reads in @p's box, or 0 if it names
+ * none.  As upstream: event 0xff, and a umask of 0x10 or more whose high
+ * nibble, less one, picks the type and low nibble the counter; config
+ * bits above the umask make the type one the box has not.
+ */
+static u32 iuc_free_msr(const struct iuc_pmu *p, u64 config)
+{
+	const struct iuc_free *f;
+	u64 umask = config >> 8;
+	u64 type = (umask - IUC_FREE_UMASK) >> 4;
+	unsigned int i = umask & 0xf;
+
+	if ((config & 0xff) != IUC_CLOCKTICKS || umask < IUC_FREE_UMASK ||
+	    type >= p->kind->nr_free)
+		return 0;
+	f = &p->kind->free[type];
+	if (i >= f->n)
+		return 0;
+	return f->msr + i + (f->offsets ? f->offsets[p->idx] :
+			     f->stride * p->idx);
+}
+
 /* Whether @config is an event of @p; see the top of the file. */
 static bool iuc_config_ok(const struct iuc_pmu *p, u64 config)
 {
+	if (p->kind->free)
+		return iuc_free_msr(p, config);
 	if (p->kind->fixed)
 		return config == IUC_CLOCKTICKS;
 	if (iuc_is_fixed(p, config))
@@ -265,100 +305,153 @@ static bool iuc_config_ok(const struct iuc_pmu *p, u64 config)
 	return config != IUC_CLOCKTICKS && ((config >> 8) & 0xff) < 0x10;
 }
 
-/* Whether the event @config can only count on counter 0 of @p's box. */
-static bool iuc_counter0_only(const struct iuc_pmu *p, u64 config)
+/* The general counters of @p's box the event @config may count on. */
+static unsigned int iuc_counters(const struct iuc_pmu *p, u64 config)
 {
-	u8 code = config & 0xff;
+	const struct iuc_constraint *c = p->kind->constraints;
 
-	return p->kind->arb && (code == 0x80 || code == 0x83);
+	for (; c && c->counters; c++) {
+		if ((config & 0xff) == c->code)
+			return c->counters;
+	}
+	return GENMASK(p->kind->counters - 1, 0);
 }
 
 /*
- * A free counter of @box for @event, or -1.  Events tied to counter 0
- * take it; the others take the highest free one, so as to leave it.
+ * A general counter of @box for @event, under the box's lock, or -1.
+ * The box's events on this CPU may move to other counters to make room,
+ * as upstream reassigns a box's counters at each add; an event that
+ * landed on another CPU (its reader went offline as it was added) stays
+ * where it is.  x86_assign_counters() keeps every event that can where
+ * it is.
  */
 static int iuc_claim(struct iuc_box *box, struct perf_event *event)
 {
-	int i = iuc_counter0_only(box->pmu, event->hw.config) ? 0 :
-		box->pmu->kind->counters - 1;
+	struct x86_assign_req req[IUC_MAX_COUNTERS + 1];
+	struct perf_event *ev[IUC_MAX_COUNTERS + 1];
+	bool running[IUC_MAX_COUNTERS + 1];
+	int idx[IUC_MAX_COUNTERS + 1];
+	int cpu = smp_processor_id();
+	int i, n = 0;
 
-	if (iuc_is_fixed(box->pmu, event->attr.config)) {
-		i = IUC_MAX_COUNTERS;
-		return cmpxchg(&box->slot[i], NULL, event) ? -1 : i;
+	for (i = 0; i < box->pmu->kind->counters; i++) {
+		if (!box->slot[i])
+			continue;
+		ev[n] = box->slot[i];
+		req[n].mask = READ_ONCE(ev[n]->oncpu) == cpu ?
+			      iuc_counters(box->pmu, ev[n]->hw.config) : BIT(i);
+		req[n].prev = i;
+		req[n].pair = false;
+		n++;
 	}
-	for (; i >= 0; i--) {
-		if (!cmpxchg(&box->slot[i], NULL, event))
-			return i;
+	ev[n] = event;
+	req[n].mask = iuc_counters(box->pmu, event->hw.config);
+	req[n].prev = -1;
+	req[n].pair = false;
+	if (x86_assign_counters(req, n + 1, 0, idx))
+		return -1;
+
+	/* Empty the counters that change hands, then fill them. */
+	for (i = 0; i < n; i++) {
+		struct hw_perf_event *hwc = &ev[i]->hw;
+
+		if (hwc->idx == idx[i])
+			continue;
+		running[i] = !(hwc->state & PERF_HES_STOPPED);
+		iuc_stop(ev[i], PERF_EF_UPDATE);
+		box->slot[hwc->idx] = NULL;
 	}
-	return -1;
+	for (i = 0; i < n; i++) {
+		struct hw_perf_event *hwc = &ev[i]->hw;
+
+		if (hwc->idx == idx[i])
+			continue;
+		hwc->idx = idx[i];
+		hwc->config_base = box->pmu->ctl + idx[i];
+		hwc->event_base = box->pmu->ctr + idx[i];
+		box->slot[idx[i]] = ev[i];
+		if (running[i])
+			iuc_start(ev[i], 0);
+	}
+	box->slot[idx[n]] = event;
+	return idx[n];
 }
 
 /*
- * The PCU's band filter for @event, if it is a band event: its threshold
- * goes into the band's byte unless events of the band counting already
- * asked for another.  False when it cannot count now.
+ * The PCU's band filter for @event, under the box's lock, if it is a
+ * band event: its threshold goes into the band's byte unless events of
+ * the band counting already asked for another.  False when it cannot
+ * count now.
  */
 static bool iuc_band_get(struct iuc_box *box, struct perf_event *event)
 {
 	struct hw_perf_event_extra *band = &event->hw.extra_reg;
 	u64 mask;
 
-	bool ok = true;
-
 	if (band->idx == IUC_NO_BAND)
 		return true;
 	mask = GENMASK_ULL(8 * band->idx + 7, 8 * band->idx);
-	raw_spin_lock(&box->band_lock);
 	if (box->band_users[band->idx] &&
-	    (box->band_filter & mask) != band->config) {
-		ok = false;
-	} else {
-		box->band_users[band->idx]++;
-		box->band_filter = (box->band_filter & ~mask) | band->config;
-		wrmsrl(box->pmu->kind->band_filter, box->band_filter);
-	}
-	raw_spin_unlock(&box->band_lock);
-	return ok;
+	    (box->band_filter & mask) != band->config)
+		return false;
+	box->band_users[band->idx]++;
+	box->band_filter = (box->band_filter & ~mask) | band->config;
+	wrmsrl(box->pmu->kind->band_filter, box->band_filter);
+	return true;
 }
 
-static void iuc_band_put(struct iuc_box *box, struct perf_event *event)
+/* Put @event on a counter of @box, under its lock: false if none. */
+static bool iuc_place(struct iuc_box *box, struct perf_event *event)
 {
-	if (event->hw.extra_reg.idx == IUC_NO_BAND)
-		return;
-	raw_spin_lock(&box->band_lock);
-	box->band_users[event->hw.extra_reg.idx]--;
-	raw_spin_unlock(&box->band_lock);
+	struct hw_perf_event *hwc = &event->hw;
+	int i;
+
+	if (hwc->idx == IUC_FREE) {
+		list_add_tail(&event->active_entry, &box->free_events);
+		return true;
+	}
+	if (iuc_is_fixed(box->pmu, event->attr.config)) {
+		if (box->slot[IUC_FIXED])
+			return false;
+		box->slot[IUC_FIXED] = event;
+		hwc->idx = IUC_FIXED;
+		hwc->config_base = box->pmu->kind->fixed_ctl;
+		hwc->event_base = box->pmu->kind->fixed_ctr;
+		return true;
+	}
+	if (!iuc_band_get(box, event))
+		return false;
+	i = iuc_claim(box, event);
+	if (i < 0) {
+		if (hwc->extra_reg.idx != IUC_NO_BAND)
+			box->band_users[hwc->extra_reg.idx]--;
+		return false;
+	}
+	hwc->idx = i;
+	hwc->config_base = box->pmu->ctl + i;
+	hwc->event_base = box->pmu->ctr + i;
+	return true;
 }
 
 static int iuc_add(struct perf_event *event, int flags)
 {
 	struct iuc_box *box = event->pmu_private;
-	const struct iuc_kind *kind = box->pmu->kind;
 	struct hw_perf_event *hwc = &event->hw;
-	int i = iuc_claim(box, event);
+	bool ok;
 
-	if (i < 0)
+	raw_spin_lock(&box->lock);
+	ok = iuc_place(box, event);
+	raw_spin_unlock(&box->lock);
+	if (!ok)
 		return -EINVAL;
-	if (!iuc_band_get(box, event)) {
-		WRITE_ONCE(box->slot[i], NULL);
-		return -EINVAL;
-	}
-	hwc->idx = i;
-	if (i == IUC_MAX_COUNTERS) {
-		hwc->config_base = kind->fixed_ctl;
-		hwc->event_base = kind->fixed_ctr;
-	} else {
-		hwc->config_base = box->pmu->ctl + i;
-		hwc->event_base = box->pmu->ctr + i;
-	}
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 
 	/* A box gets busy: the package counts, and the timer runs. */
 	if (atomic_inc_return(&box->nr_events) == 1) {
 		if (iuc_global)
 			wrmsrl(IUC_MSR_GLOBAL, IUC_GLOBAL_EN);
-		if (kind->box_ctl)
-			wrmsrl(kind->box_ctl, 0);
+		if (box->pmu->box_ctl)
+			wrmsrl(box->pmu->box_ctl, 0);
 		hrtimer_start(&box->timer, ns_to_ktime(IUC_FOLD_NS),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
@@ -370,47 +463,71 @@ static int iuc_add(struct perf_event *event, int flags)
 static void iuc_del(struct perf_event *event, int flags)
 {
 	struct iuc_box *box = event->pmu_private;
+	struct hw_perf_event *hwc = &event->hw;
 
 	iuc_stop(event, PERF_EF_UPDATE);
-	iuc_band_put(box, event);
-	WRITE_ONCE(box->slot[event->hw.idx], NULL);
-	event->hw.idx = -1;
+	raw_spin_lock(&box->lock);
+	if (hwc->idx == IUC_FREE) {
+		list_del_init(&event->active_entry);
+	} else {
+		if (hwc->extra_reg.idx != IUC_NO_BAND)
+			box->band_users[hwc->extra_reg.idx]--;
+		box->slot[hwc->idx] = NULL;
+		hwc->idx = -1;
+	}
+	raw_spin_unlock(&box->lock);
 	if (atomic_dec_and_test(&box->nr_events))
 		hrtimer_try_to_cancel(&box->timer);
+}
+
+/* The counters a group asks of a box, as iuc_group_fits() counts them. */
+struct iuc_fit {
+	struct x86_assign_req	req[IUC_MAX_COUNTERS + 1];
+	int			n;
+	int			fixed;
+};
+
+/* Count the event @config into @f: false when @p's box has too few. */
+static bool iuc_fit_one(const struct iuc_pmu *p, struct iuc_fit *f,
+			u64 config)
+{
+	if (iuc_is_fixed(p, config))
+		return ++f->fixed <= 1;
+	if (f->n == p->kind->counters)
+		return false;
+	f->req[f->n].mask = iuc_counters(p, config);
+	f->req[f->n].prev = -1;
+	f->req[f->n++].pair = false;
+	return true;
 }
 
 /*
  * Whether @event's group, with it, fits a box of @p.  As upstream counts:
  * the leader whatever its state, a sibling unless it is off, and only the
- * events of @p; the core keeps other hardware PMUs out of the group.
+ * events of @p; the core keeps other hardware PMUs out of the group.  A
+ * free-running event always fits: it has its counter to itself.
  */
 static bool iuc_group_fits(struct iuc_pmu *p, struct perf_event *event)
 {
 	struct perf_event *leader = event->group_leader, *sib;
-	int first = iuc_counter0_only(p, event->attr.config);
-	int fixed = iuc_is_fixed(p, event->attr.config);
-	int n = 1 - fixed;
+	int idx[IUC_MAX_COUNTERS + 1];
+	struct iuc_fit f = {};
 
-	if (leader == event)
+	if (leader == event || p->kind->free)
 		return true;
-	if (leader->pmu == event->pmu) {
-		if (iuc_is_fixed(p, leader->attr.config))
-			fixed++;
-		else
-			n++;
-		first += iuc_counter0_only(p, leader->attr.config);
-	}
+	if (leader->pmu == event->pmu &&
+	    !iuc_fit_one(p, &f, leader->attr.config))
+		return false;
 	for_each_sibling_event(sib, leader) {
 		if (sib->pmu != event->pmu ||
 		    sib->state <= PERF_EVENT_STATE_OFF)
 			continue;
-		if (iuc_is_fixed(p, sib->attr.config))
-			fixed++;
-		else
-			n++;
-		first += iuc_counter0_only(p, sib->attr.config);
+		if (!iuc_fit_one(p, &f, sib->attr.config))
+			return false;
 	}
-	return n <= p->kind->counters && fixed <= 1 && first <= 1;
+	if (!iuc_fit_one(p, &f, event->attr.config))
+		return false;
+	return !x86_assign_counters(f.req, f.n, 0, idx);
 }
 
 static int iuc_event_init(struct perf_event *event)
@@ -442,7 +559,14 @@ static int iuc_event_init(struct perf_event *event)
 	event->cpu = reader;
 	event->pmu_private = &p->box[die];
 	event->hw.config = config & p->kind->evsel;
+	event->hw.config_base = 0;
 	event->hw.extra_reg.idx = IUC_NO_BAND;
+	event->hw.idx = -1;
+	if (p->kind->free) {
+		/* Read only, never programmed: no control register. */
+		event->hw.idx = IUC_FREE;
+		event->hw.event_base = iuc_free_msr(p, config);
+	}
 	/* The fixed counter's control takes the enable bit alone. */
 	if (iuc_is_fixed(p, config))
 		event->hw.config = 0;
@@ -454,11 +578,10 @@ static int iuc_event_init(struct perf_event *event)
 		event->hw.extra_reg.config = event->attr.config1 &
 					     GENMASK_ULL(8 * b + 7, 8 * b);
 	}
-	event->hw.idx = -1;
 	return 0;
 }
 
-/* sysfs: the readers, each kind's format and the clock's one event. */
+/* sysfs: the readers; the format and event files are the parts'. */
 static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
@@ -466,201 +589,13 @@ static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(cpumask);
 
-/* Upstream's uncore event strings end without a newline. */
-static ssize_t clockticks_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	return strscpy(buf, "event=0xff", PAGE_SIZE);
-}
-static DEVICE_ATTR_RO(clockticks);
-
-PMU_FORMAT_ATTR(event, "config:0-7");
-PMU_FORMAT_ATTR(umask, "config:8-15");
-PMU_FORMAT_ATTR(edge, "config:18");
-PMU_FORMAT_ATTR(inv, "config:23");
-PMU_FORMAT_ATTR(threshold, "config:24-29");
-PMU_FORMAT_ATTR(cmask, "config:24-28");
-PMU_FORMAT_ATTR(occ_invert, "config:30");
-PMU_FORMAT_ATTR(occ_edge_det, "config:31");
-PMU_FORMAT_ATTR(filter_band0, "config1:0-7");
-PMU_FORMAT_ATTR(filter_band1, "config1:8-15");
-PMU_FORMAT_ATTR(filter_band2, "config1:16-23");
-PMU_FORMAT_ATTR(filter_band3, "config1:24-31");
-
-/* The U-box's and the PCU's threshold fields: one name, two widths. */
-static ssize_t thresh5_show(struct device *dev, struct device_attribute *attr,
-			    char *page)
-{
-	return sysfs_emit(page, "config:24-28\n");
-}
-
-static ssize_t thresh8_show(struct device *dev, struct device_attribute *attr,
-			    char *page)
-{
-	return sysfs_emit(page, "config:24-31\n");
-}
-
-static struct device_attribute format_attr_thresh5 =
-	__ATTR(thresh, 0444, thresh5_show, NULL);
-static struct device_attribute format_attr_thresh8 =
-	__ATTR(thresh, 0444, thresh8_show, NULL);
-
 static struct attribute *iuc_attrs[] = {
 	&dev_attr_cpumask.attr,
 	NULL,
 };
 
-static const struct attribute_group iuc_group = {
+const struct attribute_group iuc_group = {
 	.attrs = iuc_attrs,
-};
-
-/* The format files of each kind, by name. */
-static struct attribute *iuc_cbox_format[] = {
-	&format_attr_edge.attr,
-	&format_attr_event.attr,
-	&format_attr_inv.attr,
-	&format_attr_threshold.attr,
-	&format_attr_umask.attr,
-	NULL,
-};
-
-static struct attribute *iuc_arb_format[] = {
-	&format_attr_cmask.attr,
-	&format_attr_edge.attr,
-	&format_attr_event.attr,
-	&format_attr_inv.attr,
-	&format_attr_umask.attr,
-	NULL,
-};
-
-static struct attribute *iuc_ubox_format[] = {
-	&format_attr_edge.attr,
-	&format_attr_event.attr,
-	&format_attr_inv.attr,
-	&format_attr_thresh5.attr,
-	&format_attr_umask.attr,
-	NULL,
-};
-
-static struct attribute *iuc_pcu_format[] = {
-	&format_attr_edge.attr,
-	&format_attr_event.attr,
-	&format_attr_filter_band0.attr,
-	&format_attr_filter_band1.attr,
-	&format_attr_filter_band2.attr,
-	&format_attr_filter_band3.attr,
-	&format_attr_inv.attr,
-	&format_attr_occ_edge_det.attr,
-	&format_attr_occ_invert.attr,
-	&format_attr_thresh8.attr,
-	&format_attr_umask.attr,
-	NULL,
-};
-
-static struct attribute *iuc_clock_format[] = {
-	&format_attr_event.attr,
-	NULL,
-};
-
-static struct attribute *iuc_clock_events[] = {
-	&dev_attr_clockticks.attr,
-	NULL,
-};
-
-static const struct attribute_group iuc_cbox_format_group = {
-	.name = "format",
-	.attrs = iuc_cbox_format,
-};
-
-static const struct attribute_group iuc_arb_format_group = {
-	.name = "format",
-	.attrs = iuc_arb_format,
-};
-
-static const struct attribute_group iuc_ubox_format_group = {
-	.name = "format",
-	.attrs = iuc_ubox_format,
-};
-
-static const struct attribute_group iuc_pcu_format_group = {
-	.name = "format",
-	.attrs = iuc_pcu_format,
-};
-
-static const struct attribute_group iuc_clock_format_group = {
-	.name = "format",
-	.attrs = iuc_clock_format,
-};
-
-static const struct attribute_group iuc_clock_events_group = {
-	.name = "events",
-	.attrs = iuc_clock_events,
-};
-
-static const struct attribute_group *iuc_cbox_groups[] = {
-	&iuc_group, &iuc_cbox_format_group, NULL,
-};
-
-static const struct attribute_group *iuc_arb_groups[] = {
-	&iuc_group, &iuc_arb_format_group, NULL,
-};
-
-static const struct attribute_group *iuc_clock_groups[] = {
-	&iuc_group, &iuc_clock_format_group, &iuc_clock_events_group, NULL,
-};
-
-static const struct attribute_group *iuc_ubox_groups[] = {
-	&iuc_group, &iuc_ubox_format_group, NULL,
-};
-
-static const struct attribute_group *iuc_pcu_groups[] = {
-	&iuc_group, &iuc_pcu_format_group, NULL,
-};
-
-/* In upstream's order of registration. */
-static const struct iuc_kind iuc_client_kinds[] = {
-	{
-		.name = "cbox", .ctl = 0x2000, .ctr = 0x2002,
-		.counters = 2, .width = 44, .evsel = IUC_CBOX_EVSEL,
-		.groups = iuc_cbox_groups,
-	}, {
-		.name = "arb", .boxes = 2, .ctl = 0x2fd0, .ctr = 0x2fd2,
-		.counters = 2, .width = 44, .evsel = IUC_ARB_EVSEL,
-		.arb = true, .groups = iuc_arb_groups,
-	}, {
-		.name = "clock", .boxes = 1, .ctl = 0x2fde, .ctr = 0x2fdf,
-		.counters = 1, .width = 48, .fixed = true,
-		.groups = iuc_clock_groups,
-	},
-};
-
-static const struct iuc_kind iuc_server_kinds[] = {
-	{
-		.name = "ubox", .boxes = 1, .ctl = 0x705, .ctr = 0x709,
-		.counters = 2, .width = 48, .evsel = IUC_UBOX_EVSEL,
-		.fixed_ctl = 0x703, .fixed_ctr = 0x704,
-		.groups = iuc_ubox_groups,
-	}, {
-		.name = "pcu", .boxes = 1, .ctl = 0x711, .ctr = 0x717,
-		.counters = 4, .width = 48, .evsel = IUC_PCU_EVSEL,
-		.box_ctl = 0x710, .band_filter = 0x715,
-		.groups = iuc_pcu_groups,
-	},
-};
-
-/* A part's kinds of boxes; client parts count their C-boxes first. */
-struct iuc_part {
-	const struct iuc_kind	*kinds;
-	unsigned int		nr_kinds;
-	bool			client;
-};
-
-static const struct iuc_part iuc_client = {
-	iuc_client_kinds, ARRAY_SIZE(iuc_client_kinds), true,
-};
-
-static const struct iuc_part iuc_server = {
-	iuc_server_kinds, ARRAY_SIZE(iuc_server_kinds), false,
 };
 
 static const struct x86_cpu_id iuc_models[] = {
@@ -670,9 +605,9 @@ static const struct x86_cpu_id iuc_models[] = {
 	X86_MATCH_VFM(INTEL_RAPTORLAKE, &iuc_client),
 	X86_MATCH_VFM(INTEL_RAPTORLAKE_P, &iuc_client),
 	X86_MATCH_VFM(INTEL_RAPTORLAKE_S, &iuc_client),
-	X86_MATCH_VFM(INTEL_SKYLAKE_X, &iuc_server),
-	X86_MATCH_VFM(INTEL_ICELAKE_X, &iuc_server),
-	X86_MATCH_VFM(INTEL_ICELAKE_D, &iuc_server),
+	X86_MATCH_VFM(INTEL_SKYLAKE_X, &iuc_skx),
+	X86_MATCH_VFM(INTEL_ICELAKE_X, &iuc_icx),
+	X86_MATCH_VFM(INTEL_ICELAKE_D, &iuc_icx),
 	{}
 };
 MODULE_DEVICE_TABLE(x86cpu, iuc_models);
@@ -681,22 +616,28 @@ MODULE_DEVICE_TABLE(x86cpu, iuc_models);
 static int __init iuc_add_pmu(const struct iuc_kind *kind, unsigned int idx,
 			      unsigned int n)
 {
+	u32 off = kind->offsets ? kind->offsets[idx] : kind->stride * idx;
 	struct iuc_pmu *p;
 	unsigned int die;
 	int ret;
 
+	if (WARN_ON_ONCE(iuc_nr_pmus == IUC_MAX_PMUS))
+		return -EINVAL;
 	p = kzalloc(struct_size(p, box, iuc_nr_dies), GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
 	p->kind = kind;
-	p->ctl = kind->ctl + IUC_BOX_STRIDE * idx;
-	p->ctr = kind->ctr + IUC_BOX_STRIDE * idx;
+	p->idx = idx;
+	p->ctl = kind->ctl + off;
+	p->ctr = kind->ctr + off;
+	p->box_ctl = kind->box_ctl ? kind->box_ctl + off : 0;
 	for (die = 0; die < iuc_nr_dies; die++) {
 		struct iuc_box *box = &p->box[die];
 
 		box->pmu = p;
 		box->die = die;
-		raw_spin_lock_init(&box->band_lock);
+		raw_spin_lock_init(&box->lock);
+		INIT_LIST_HEAD(&box->free_events);
 		hrtimer_init(&box->timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		box->timer.function = iuc_tick;
@@ -815,6 +756,7 @@ static int __init iuc_init(void)
 		cboxes = cfg & IUC_CBOX_COUNT;
 	}
 	iuc_global = part->client;
+	iuc_parts_init();
 
 	iuc_nr_dies = topology_max_packages() * topology_max_dies_per_package();
 	iuc_reader = kmalloc_array(iuc_nr_dies, sizeof(*iuc_reader),
@@ -825,7 +767,7 @@ static int __init iuc_init(void)
 		iuc_reader[die] = -1;
 
 	for (k = 0; k < part->nr_kinds; k++) {
-		const struct iuc_kind *kind = &part->kinds[k];
+		const struct iuc_kind *kind = part->kinds[k];
 
 		n = kind->boxes ? kind->boxes : cboxes;
 		for (i = 0; i < n; i++) {
