@@ -39,6 +39,7 @@ for t in "$PERFVM"/tests/*.sh; do
 done
 install -D -m 644 "$PERFVM/tests/lib/tap.sh" "$dst/lib/tap.sh"
 install -D -m 644 "$PERFVM/tests/lib/pmu_open.py" "$dst/lib/pmu_open.py"
+install -D -m 644 "$PERFVM/tests/lib/cpu.sh" "$dst/lib/cpu.sh"
 # pmu_sysfs.sh's descriptions of the stock kernel's PMUs.
 rm -rf "$dst/pmu-sysfs"
 install -D -m 644 -t "$dst/pmu-sysfs" "$PERFVM"/tests/pmu-sysfs/*

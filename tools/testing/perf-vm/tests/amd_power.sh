@@ -22,8 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$dir/lib/tap.sh"
 echo "TAP version 13"
 command -v python3 >/dev/null || skip "no python3 for the perf_event_open() calls"
-vendor=$(awk -F': ' '/^vendor_id/ { print $2; exit }' /proc/cpuinfo)
-family=$(awk -F': ' '/^cpu family/ { print $2; exit }' /proc/cpuinfo)
+. "$dir/lib/cpu.sh"
 [ "$vendor:$family" = AuthenticAMD:21 ] && grep -qw acc_power /proc/cpuinfo ||
 	skip "no accumulated power on $vendor family $family (PMU=amd-15h boots an AMD family 15h CPU with it)"
 cd "$tmp" || exit 1

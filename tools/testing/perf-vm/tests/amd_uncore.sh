@@ -27,8 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$dir/lib/tap.sh"
 echo "TAP version 13"
 command -v python3 >/dev/null || skip "no python3 for the perf_event_open() calls"
-vendor=$(awk -F': ' '/^vendor_id/ { print $2; exit }' /proc/cpuinfo)
-family=$(awk -F': ' '/^cpu family/ { print $2; exit }' /proc/cpuinfo)
+. "$dir/lib/cpu.sh"
 [ "$vendor" = AuthenticAMD ] && [ "$family" -ge 25 ] &&
 	grep -qw perfctr_llc /proc/cpuinfo && grep -qw perfmon_v2 /proc/cpuinfo ||
 	skip "no emulated AMD uncore counters (PMU=amd boots a Zen 4 with them)"

@@ -30,9 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 . "$dir/lib/tap.sh"
 echo "TAP version 13"
-vendor=$(awk -F': ' '/^vendor_id/ { print $2; exit }' /proc/cpuinfo)
-family=$(awk -F': ' '/^cpu family/ { print $2; exit }' /proc/cpuinfo)
-model=$(awk -F': ' '/^model\t/ { print $2; exit }' /proc/cpuinfo)
+. "$dir/lib/cpu.sh"
 if grep -qw hypervisor /proc/cpuinfo; then
 	[ ! -e $pmus/cstate_core ] && [ ! -e $pmus/cstate_pkg ]
 	result $? "under a hypervisor: no cstate_core, no cstate_pkg"

@@ -24,9 +24,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 . "$dir/lib/tap.sh"
 echo "TAP version 13"
-vendor=$(awk -F': ' '/^vendor_id/ { print $2; exit }' /proc/cpuinfo)
-family=$(awk -F': ' '/^cpu family/ { print $2; exit }' /proc/cpuinfo)
-model=$(awk -F': ' '/^model\t/ { print $2; exit }' /proc/cpuinfo)
+. "$dir/lib/cpu.sh"
 [ "$vendor:$family:$model" = GenuineIntel:6:151 ] ||
 	skip "no emulated client uncore on $vendor family $family model $model (PMU=adl boots one)"
 grep -qw hypervisor /proc/cpuinfo &&

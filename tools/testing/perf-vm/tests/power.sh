@@ -25,9 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$dir/lib/tap.sh"
 echo "TAP version 13"
 command -v python3 >/dev/null || skip "no python3 for the perf_event_open() calls"
-vendor=$(awk -F': ' '/^vendor_id/ { print $2; exit }' /proc/cpuinfo)
-family=$(awk -F': ' '/^cpu family/ { print $2; exit }' /proc/cpuinfo)
-model=$(awk -F': ' '/^model\t/ { print $2; exit }' /proc/cpuinfo)
+. "$dir/lib/cpu.sh"
 # The domains of the emulated part, in config order (1 cores ... 5 psys).
 case $vendor:$family:$model in
 GenuineIntel:6:85|GenuineIntel:6:106) want="pkg ram" ;;

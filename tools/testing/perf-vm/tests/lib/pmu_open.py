@@ -35,10 +35,12 @@ def skip(desc, why):
     print("2 %s|%s" % (desc, why), flush=True)
 
 
-def open_event(type_, config, cpu=0, pid=-1, period=0, flags=0, group=-1):
+def open_event(type_, config, cpu=0, pid=-1, period=0, flags=0, group=-1,
+               read_format=0):
     """An event of TYPE_ and CONFIG (in GROUP's group); its fd, or -errno."""
     # struct perf_event_attr, PERF_ATTR_SIZE_VER0 (64 bytes) is enough.
-    attr = bytearray(struct.pack("IIQQQQQ", type_, 64, config, period, 0, 0, 0))
+    attr = bytearray(struct.pack("IIQQQQQ", type_, 64, config, period, 0,
+                                 read_format, 0))
     struct.pack_into("Q", attr, 40, flags)
     buf = ctypes.create_string_buffer(bytes(attr), 64)
     fd = libc.syscall(298, buf, pid, cpu, group, 8)
@@ -47,6 +49,15 @@ def open_event(type_, config, cpu=0, pid=-1, period=0, flags=0, group=-1):
 
 def count(fd):
     return struct.unpack("Q", os.read(fd, 8))[0]
+
+
+# read_format: the times an event was enabled and ran, after its count.
+TIMES = 1 | 2
+
+
+def count_times(fd):
+    """COUNT, ENABLED, RUNNING of an event opened with TIMES."""
+    return struct.unpack("QQQ", os.read(fd, 24))
 
 
 def errno_of(desc, want, fd):
